@@ -1,0 +1,31 @@
+"""worldarray: zarr v2, zarr v3, N5 and Neuroglancer precomputed volumes in world coordinates.
+
+One rule for where every voxel sits: a translation is the centre of voxel 0, and the corner is
+half a voxel below it on the spatial axes.
+"""
+
+from . import store, units
+from .array import metadata, open_tensorstore
+from .context import capped_context, capped_context_spec, shared_context
+from .detect import Node, detect
+from .geometry import corner_to_centre, default_axes, index_range
+from .meta import ArrayMeta, MetadataWarning
+
+__version__ = "0.1.0.dev0"
+
+__all__ = [
+    "ArrayMeta",
+    "MetadataWarning",
+    "Node",
+    "capped_context",
+    "capped_context_spec",
+    "corner_to_centre",
+    "default_axes",
+    "detect",
+    "index_range",
+    "metadata",
+    "open_tensorstore",
+    "shared_context",
+    "store",
+    "units",
+]
