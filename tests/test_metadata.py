@@ -1,0 +1,156 @@
+"""Conventions 3 to 7 as pure parsing (documents in, ArrayMeta out), and the bad input each rule refuses."""
+
+import math
+import warnings
+
+import pytest
+
+import worldarray as wa
+from worldarray.metadata import RULES, Document, Source, parse
+
+ZARRAY = {"zarr_format": 2, "shape": [4, 6, 8], "chunks": [2, 3, 4], "dtype": "<u2", "compressor": None,
+          "fill_value": 0, "order": "C", "filters": None}
+
+
+def ome_group(scale=(8, 4, 4), translation=(4, 2, 2), axes="zyx", unit="nanometer", path="s0", **extra):
+    axes_list = [{"name": n, "type": "space", "unit": unit} for n in axes]
+    transforms = [{"type": "scale", "scale": list(scale)}, {"type": "translation", "translation": list(translation)}]
+    multiscale = {"version": "0.4", "axes": axes_list, "datasets": [{"path": path, "coordinateTransformations": transforms}]}
+    multiscale.update(extra)
+    return {"multiscales": [multiscale]}
+
+
+def zarr2(zattrs=None, parent=None, zarray=ZARRAY, path="/data/v.zarr/s0"):
+    own = Document(path, path + "/.zattrs", zattrs or {})
+    up = path.rsplit("/", 1)[0]
+    ancestors = (Document(up, up + "/.zattrs", parent),) if parent is not None else ()
+    return Source("zarr2", path, zarray, path + "/.zarray", own, ancestors)
+
+
+def quiet_parse(source, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", wa.MetadataWarning)
+        return parse(source, **kwargs)
+
+
+def test_an_ome_translation_is_the_centre_of_voxel_0():
+    meta = quiet_parse(zarr2(parent=ome_group()))
+    assert (meta.voxel_size, meta.translation, meta.placed_by) == ((8, 4, 4), (4, 2, 2), "ome")
+    assert meta.corner == (0, 0, 0)
+
+
+def test_the_ome_scale_outranks_the_arrays_own_funlib_attributes_when_they_agree():
+    meta = quiet_parse(zarr2({"voxel_size": [8, 4, 4], "offset": [0, 0, 0]}, ome_group()))
+    assert meta.placed_by == "ome"
+
+
+def test_a_voxel_size_conflict_raises_naming_both_values():
+    with pytest.raises(ValueError, match=r"voxel_size is \[16\.0, 4\.0, 4\.0\].*\[8\.0, 4\.0, 4\.0\]"):
+        parse(zarr2({"voxel_size": [16, 4, 4]}, ome_group()))
+
+
+def test_metadata_conflicts_warn_reads_the_ome_scale():
+    with pytest.warns(wa.MetadataWarning, match="OME scale"):
+        meta = parse(zarr2({"voxel_size": [16, 4, 4]}, ome_group()), metadata_conflicts="warn")
+    assert meta.voxel_size == (8, 4, 4)
+
+
+def test_metadata_conflicts_takes_only_error_or_warn():
+    with pytest.raises(ValueError, match="'ignore'"):
+        parse(zarr2(parent=ome_group()), metadata_conflicts="ignore")
+
+
+def test_the_multiscale_level_transform_applies_after_the_datasets():
+    meta = quiet_parse(zarr2(parent=ome_group(coordinateTransformations=[{"type": "scale", "scale": [2, 2, 2]}])))
+    assert meta.voxel_size == (16, 8, 8)
+    assert meta.translation == (8, 4, 4)
+
+
+def test_funlib_offset_is_a_corner():
+    meta = quiet_parse(zarr2({"resolution": [8, 4, 4], "offset": [80, 40, 40]}))
+    assert (meta.translation, meta.placed_by) == ((84, 42, 42), "funlib")
+
+
+def test_funlib_keys_on_the_parent_group_place_an_attribute_less_array():
+    meta = quiet_parse(zarr2({}, {"voxel_size": [8, 4, 4], "offset": [8, 4, 4]}))
+    assert meta.translation == (12, 6, 6)
+
+
+def test_a_plain_array_has_voxels_of_one_with_its_corner_at_the_origin():
+    meta = quiet_parse(zarr2())
+    assert (meta.voxel_size, meta.translation, meta.placed_by, meta.axes_named) == ((1, 1, 1), (0.5, 0.5, 0.5), None, False)
+    assert meta.axes == ("z", "y", "x")
+
+
+def test_rules_are_ordered_and_named_after_placed_by():
+    assert [r.name for r in RULES["zarr2"]] == ["ome", "cosem", "funlib"]
+    assert [r.name for r in RULES["zarr3"]] == ["ome", "cosem", "funlib", "dimension_units"]
+    assert [r.name for r in RULES["n5"]] == ["cosem", "funlib", "n5"]
+    assert [r.name for r in RULES["precomputed"]] == ["precomputed"]
+
+
+def test_units_are_kept_as_stored_until_converted():
+    meta = quiet_parse(zarr2(parent=ome_group(unit="micrometer", scale=(0.008, 0.004, 0.004), translation=(0, 0, 0))))
+    assert meta.units == ("micrometer",) * 3
+    converted = meta.in_nm()
+    assert converted.voxel_size == pytest.approx((8, 4, 4))
+    assert converted.units == ("nanometer",) * 3
+
+
+def test_a_missing_spatial_unit_is_nanometres_with_one_warning_when_converted():
+    meta = quiet_parse(zarr2({"resolution": [8, 4, 4]}))
+    assert meta.units == ("", "", "")
+    with pytest.warns(wa.MetadataWarning, match="no unit") as caught:
+        converted = meta.in_units(space="micrometer")
+    assert len([w for w in caught if issubclass(w.category, wa.MetadataWarning)]) == 1
+    assert converted.voxel_size == pytest.approx((0.008, 0.004, 0.004))
+
+
+def test_an_unknown_unit_raises_only_when_converted():
+    meta = quiet_parse(zarr2(parent=ome_group(unit="pixel")))
+    assert meta.units == ("pixel",) * 3
+    with pytest.raises(ValueError, match="pixel"):
+        meta.in_nm()
+    with pytest.warns(wa.MetadataWarning, match="pixel"):
+        assert meta.in_units(space="nanometer", strict=False).voxel_size == (8, 4, 4)
+
+
+# ---------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("scale", [[8, 4], [8, 4, 4, 4]])
+def test_an_ome_scale_of_the_wrong_length_raises_naming_the_file(scale):
+    with pytest.raises(ValueError, match=r"/data/v.zarr/.zattrs.*scale.*expected 3 entries"):
+        parse(zarr2(parent=ome_group(scale=scale, translation=(0,) * len(scale))))
+
+
+@pytest.mark.parametrize("bad", [0, -4, math.inf, math.nan, "8", None, True])
+def test_an_ome_scale_that_is_not_a_positive_finite_number_raises(bad):
+    with pytest.raises(ValueError, match=r"/data/v.zarr/.zattrs.*scale"):
+        parse(zarr2(parent=ome_group(scale=(bad, 4, 4))))
+
+
+@pytest.mark.parametrize("bad", [0, -1, math.inf, "x"])
+def test_a_funlib_voxel_size_that_is_not_a_positive_finite_number_raises(bad):
+    with pytest.raises(ValueError, match=r"/data/v.zarr/s0/.zattrs: resolution"):
+        parse(zarr2({"resolution": [bad, 4, 4]}))
+
+
+def test_duplicate_axis_names_raise():
+    with pytest.raises(ValueError, match=r"axis names.*\['y', 'y', 'x'\]"):
+        parse(zarr2(parent=ome_group(axes="yyx")))
+
+
+def test_ome_axes_shorter_than_the_array_raise_naming_the_file():
+    with pytest.raises(ValueError, match=r"/data/v.zarr/.zattrs.*2 axes.*3 axes"):
+        parse(zarr2(parent=ome_group(axes="yx", scale=(4, 4), translation=(2, 2))))
+
+
+def test_a_scale_list_that_is_not_a_list_raises():
+    with pytest.raises(ValueError, match="expected a list"):
+        parse(zarr2({"resolution": "8,4,4"}))
+
+
+def test_a_shape_that_is_not_whole_numbers_raises_naming_the_document():
+    with pytest.raises(ValueError, match=r"s0/.zarray: shape"):
+        parse(zarr2(zarray={**ZARRAY, "shape": [4, -1, 8]}))

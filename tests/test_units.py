@@ -1,0 +1,74 @@
+"""Convention 2 and additions A9, A11: one unit table, conversions only when asked."""
+
+import math
+
+import pytest
+
+import worldarray as wa
+from worldarray import units
+
+LENGTH_SPELLINGS = {
+    "nanometer": 1e-9, "nanometre": 1e-9, "nm": 1e-9,
+    "micrometer": 1e-6, "micrometre": 1e-6, "um": 1e-6, "\u00b5m": 1e-6, "\u03bcm": 1e-6,
+    "millimeter": 1e-3, "mm": 1e-3, "centimeter": 1e-2, "cm": 1e-2, "meter": 1.0, "metre": 1.0, "m": 1.0,
+    "angstrom": 1e-10, "\u00c5": 1e-10, "picometer": 1e-12, "pm": 1e-12,
+    "kilometer": 1e3, "kilometre": 1e3, "km": 1e3,
+}
+TIME_SPELLINGS = {
+    "second": 1.0, "s": 1.0, "millisecond": 1e-3, "ms": 1e-3, "us": 1e-6, "\u00b5s": 1e-6,
+    "nanosecond": 1e-9, "ns": 1e-9, "minute": 60.0, "hour": 3600.0, "day": 86400.0,
+}
+
+
+@pytest.mark.parametrize("spelling,metres", sorted(LENGTH_SPELLINGS.items()))
+def test_every_length_spelling_is_in_the_table(spelling, metres):
+    assert math.isclose(wa.units.TABLE["length"][spelling], metres)
+    assert units.kind(spelling) == "space"
+
+
+@pytest.mark.parametrize("spelling,seconds", sorted(TIME_SPELLINGS.items()))
+def test_every_time_spelling_is_in_the_table(spelling, seconds):
+    assert math.isclose(wa.units.TABLE["time"][spelling], seconds)
+    assert units.kind(spelling) == "time"
+
+
+def test_factor_converts_a_value_into_the_target_unit():
+    assert units.factor("um", "meter") == pytest.approx(1e-6)
+    assert units.factor("\u00b5m", "nanometer") == pytest.approx(1000.0)
+    assert units.factor("km", "m") == pytest.approx(1000.0)
+    assert units.factor("ms", "second") == pytest.approx(1e-3)
+
+
+@pytest.mark.parametrize("unit,target", [("nm", "second"), ("pixel", "nm"), ("nm", "degrees_north")])
+def test_factor_names_both_units_when_they_cannot_convert(unit, target):
+    with pytest.raises(ValueError, match=f"{unit}.*{target}"):
+        units.factor(unit, target)
+
+
+def test_unknown_strings_are_of_unknown_kind():
+    assert units.kind("degrees_north") == "unknown"
+    assert units.kind("") == "unknown"
+
+
+@pytest.mark.parametrize("spelling", ["nanometer", "nanometre", "nm"])
+def test_abbreviation_is_nm_for_any_spelling_of_nanometre(spelling):
+    assert units.abbreviation(spelling) == "nm"
+
+
+@pytest.mark.parametrize("spelling", sorted(set(LENGTH_SPELLINGS) | set(TIME_SPELLINGS)))
+def test_abbreviation_and_ome_name_exist_for_every_spelling(spelling):
+    short, long = units.abbreviation(spelling), units.ome_name(spelling)
+    assert units.factor(short, long) == pytest.approx(1.0)
+    assert units.kind(short) == units.kind(spelling)
+
+
+def test_ome_name_spells_micrometre_as_ome_does():
+    assert units.ome_name("um") == "micrometer"
+    assert units.ome_name("\u00b5m") == "micrometer"
+    assert units.ome_name("km") == "kilometer"
+
+
+@pytest.mark.parametrize("call", [units.abbreviation, units.ome_name])
+def test_a_unit_the_table_does_not_know_raises_naming_it(call):
+    with pytest.raises(ValueError, match="furlong"):
+        call("furlong")
