@@ -41,6 +41,10 @@ class Node:
     docs: Mapping[str, Any] = field(default_factory=dict)
     scale_key: str | None = None
 
+    def __repr__(self) -> str:
+        scale = f", scale_key={self.scale_key!r}" if self.scale_key is not None else ""
+        return f"Node({self.format} {self.kind} {self.path!r}{scale}, documents={sorted(self.docs)})"
+
     @property
     def attrs(self) -> dict:
         """The raw user attributes of the node (for N5, every member of attributes.json)."""

@@ -1,0 +1,599 @@
+"""A path names one directory of one store, and its documents are read through tensorstore's kvstore.
+
+This module owns where a path lives (``normalize``, ``join``, ``parent``, ...), how to reach it (``ways``, and
+``with_fallback``, the rule that moves from one way to the next) and reading raw documents (``read_documents``:
+a batch of keys requested at once, timed out and retried). A local path, ``file://``, ``memory://`` and
+``http(s)://`` have one way; ``s3://`` is tried anonymously, then with the default credential chain; ``gs://``
+with default credentials, then through the bucket's public https URL. The next way is tried only when the store
+refuses (an error starting PERMISSION_DENIED or UNAUTHENTICATED); the way that worked is remembered per
+(driver, bucket) for the process.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+import pathlib
+import re
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import tensorstore as ts
+
+from .context import shared_context
+
+__all__ = [
+    "GUARD_GCE_METADATA", "Way", "basename", "clean_zarr2_metadata", "guard_gce_metadata", "is_refusal",
+    "is_remote", "is_root", "join", "normalize", "on_google_cloud", "open_kvstore", "parent", "read_documents",
+    "scheme", "url", "ways", "with_fallback",
+]  # fmt: skip
+
+logger = logging.getLogger("worldarray")
+T = TypeVar("T")
+
+#: False leaves GCE_METADATA_ROOT alone everywhere (see ``guard_gce_metadata``).
+GUARD_GCE_METADATA = True
+
+_SCHEMES = ("file", "memory", "http", "https", "s3", "gs")
+_REMOTE = frozenset({"http", "https", "s3", "gs"})
+_DRIVERS = {"file": "file", "memory": "memory", "http": "http", "https": "http", "s3": "s3", "gs": "gcs"}
+_SCHEME_PATTERN = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$", re.DOTALL)
+_PRECOMPUTED = "precomputed://"
+_REFUSALS = ("PERMISSION_DENIED", "UNAUTHENTICATED")
+_GCS_PUBLIC_URL = "https://storage.googleapis.com"
+_DMI_PRODUCT_NAME = "/sys/class/dmi/id/product_name"
+# A reserved top-level domain: the name fails to resolve at once, so tensorstore's GCE probe gives up at once.
+_UNREACHABLE_METADATA_ROOT = "metadata.invalid"
+# Metadata reads retry for about five seconds in total: 0.2 + 0.4 + 0.8 + 1.6 + 2 s.
+_METADATA_RETRIES = {"max_retries": 5, "initial_delay": "0.2s", "max_delay": "2s"}
+_RETRY_RESOURCES = {"s3": "s3_request_retries", "gcs": "gcs_request_retries", "http": "http_request_retries"}
+# The members tensorstore's zarr v2 driver accepts per compressor id; any other member fails the open.
+_ZARR2_COMPRESSOR_MEMBERS = {
+    "zstd": frozenset({"id", "level"}),
+    "blosc": frozenset({"id", "cname", "clevel", "shuffle", "blocksize"}),
+    "gzip": frozenset({"id", "level"}),
+    "zlib": frozenset({"id", "level"}),
+    "bz2": frozenset({"id", "level"}),
+}
+
+_lock = threading.Lock()
+_remembered: dict[tuple[str, str], str] = {}
+# Values keep their context alive, so a context's id is not reused while its entry lives.
+_kvstores: dict[tuple[str, str | None, int], tuple[ts.Context, ts.KvStore]] = {}
+_gcs_contexts: dict[tuple[int, str | None], tuple[ts.Context, ts.Context]] = {}
+
+_Request = tuple[str, str]
+
+
+# -- where a path lives -------------------------------------------------------------------------------------
+
+
+def normalize(path: str | os.PathLike) -> str:
+    """Return the one spelling of a path that the rest of the package uses.
+
+    A local path (no scheme, or ``file://``; relative, ``~`` or absolute) becomes an absolute posix path with
+    no trailing slash; a memory, http, https, s3 or gs URL keeps its scheme and loses its trailing slash and
+    any empty, ``.`` or ``..`` segment; a leading ``precomputed://`` is dropped. Raises ValueError for an
+    unknown scheme, or an s3, gs or http(s) URL with no bucket or host.
+
+    >>> normalize("precomputed://s3://bucket/a//b/")
+    's3://bucket/a/b'
+    """
+    text = os.fspath(path)
+    if not isinstance(text, str):
+        raise TypeError(f"{text!r}: a path is a str or an os.PathLike of str")
+    while text[: len(_PRECOMPUTED)].lower() == _PRECOMPUTED:
+        text = text[len(_PRECOMPUTED) :]
+    match = _SCHEME_PATTERN.match(text)
+    if match is None:
+        return _local(text)
+    name, rest = match.group(1).lower(), match.group(2)
+    if name == "file":
+        return _local(rest[len("localhost") :] if rest.startswith("localhost/") else rest or "/")
+    if name not in _SCHEMES:
+        known = ", ".join(f"{known}://" for known in _SCHEMES)
+        raise ValueError(f"{text!r}: unknown scheme {name!r}; known schemes are {known} or a path with no scheme")
+    if name == "memory":
+        return "memory://" + "/".join(_clean_segments(rest.split("/")))
+    host, _, key = rest.partition("/")
+    if not host:
+        raise ValueError(f"{text!r}: no {'bucket' if name in ('s3', 'gs') else 'host'} after {name}://")
+    return "/".join([f"{name}://{host}", *_clean_segments(key.split("/"))])
+
+
+def _local(text: str) -> str:
+    absolute = pathlib.PurePath(os.path.abspath(os.path.expanduser(text))).as_posix()
+    return "/" + absolute.lstrip("/") if absolute.startswith("//") else absolute
+
+
+def _clean_segments(parts: Sequence[str]) -> list[str]:
+    segments: list[str] = []
+    for part in parts:
+        if part == "..":
+            del segments[-1:]
+        elif part not in ("", "."):
+            segments.append(part)
+    return segments
+
+
+def scheme(path: str | os.PathLike) -> str:
+    """Return where a path lives: "file", "memory", "http", "https", "s3" or "gs".
+
+    >>> scheme("/tmp/a"), scheme("gs://bucket/a")
+    ('file', 'gs')
+    """
+    match = _SCHEME_PATTERN.match(normalize(path))
+    return "file" if match is None else match.group(1)
+
+
+def is_remote(path: str | os.PathLike) -> bool:
+    """Return True for a path on s3, gs or an http(s) server.
+
+    >>> is_remote("s3://bucket/a"), is_remote("memory://a")
+    (True, False)
+    """
+    return scheme(path) in _REMOTE
+
+
+def _split(path: str | os.PathLike) -> tuple[str, list[str]]:
+    """The store root ("/", "memory://", "s3://bucket", "http://host:port") and the segments below it."""
+    normalized = normalize(path)
+    name = scheme(normalized)
+    if name == "file":
+        return "/", [part for part in normalized.split("/") if part]
+    if name == "memory":
+        rest = normalized[len("memory://") :]
+        return "memory://", rest.split("/") if rest else []
+    host, _, key = normalized[len(name) + 3 :].partition("/")
+    return f"{name}://{host}", key.split("/") if key else []
+
+
+def _compose(root: str, segments: Sequence[str]) -> str:
+    if not segments:
+        return root
+    return root + ("" if root.endswith("/") else "/") + "/".join(segments)
+
+
+def join(path: str | os.PathLike, *parts: str) -> str:
+    """Return a path below ``path``; every part is relative (a leading "/" is ignored) and may hold "/".
+
+    >>> join("s3://bucket", "a", "b/c")
+    's3://bucket/a/b/c'
+    """
+    root, segments = _split(path)
+    for part in parts:
+        segments.extend(str(part).split("/"))
+    return _compose(root, _clean_segments(segments))
+
+
+def parent(path: str | os.PathLike) -> str | None:
+    """Return the directory holding a path, or None for a store root.
+
+    >>> parent("s3://bucket/a"), parent("s3://bucket")
+    ('s3://bucket', None)
+    """
+    root, segments = _split(path)
+    return _compose(root, segments[:-1]) if segments else None
+
+
+def basename(path: str | os.PathLike) -> str:
+    """Return the last segment of a path, "" for a store root.
+
+    >>> basename("http://host:8000/a/s0"), basename("gs://bucket")
+    ('s0', '')
+    """
+    return (_split(path)[1] or [""])[-1]
+
+
+def is_root(path: str | os.PathLike) -> bool:
+    """Return True for a store root: "/", "memory://", "s3://bucket", "gs://bucket", "http(s)://host[:port]".
+
+    >>> is_root("s3://bucket"), is_root("/tmp")
+    (True, False)
+    """
+    return parent(path) is None
+
+
+def url(directory: str | os.PathLike, key: str) -> str:
+    """Return a printable URL of a key in a directory, for messages.
+
+    >>> url("s3://bucket/a", "zarr.json")
+    's3://bucket/a/zarr.json'
+    """
+    text = normalize(directory)
+    return text + ("" if text.endswith("/") else "/") + key
+
+
+# -- how to reach it --------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Way:
+    """One way of reaching a store: a name and the tensorstore kvstore spec of the path as a directory.
+
+    >>> Way("file", {"driver": "file", "path": "/tmp/a/"}).name
+    'file'
+    """
+
+    name: str
+    spec: dict = dataclasses.field(hash=False)
+
+
+def _store_key(path: str) -> tuple[str, str]:
+    """The (driver, bucket) under which the way that worked is remembered."""
+    name = scheme(path)
+    return _DRIVERS[name], _split(path)[0] if name in _REMOTE else ""
+
+
+def _first_set(environ: Mapping[str, str], *names: str) -> str | None:
+    return next((environ[name] for name in names if environ.get(name)), None)
+
+
+def _s3_ways(bucket: str, prefix: str) -> list[Way]:
+    # tensorstore reads neither variable, so they go into the spec here, as the AWS tools read them.
+    base: dict[str, Any] = {"driver": "s3", "bucket": bucket, "path": prefix}
+    endpoint = _first_set(os.environ, "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
+    region = _first_set(os.environ, "AWS_REGION", "AWS_DEFAULT_REGION")
+    if endpoint:
+        base["endpoint"] = endpoint
+    if region:
+        base["aws_region"] = region
+    return [
+        Way("anonymous", {**base, "aws_credentials": {"type": "anonymous"}}),
+        Way("credentials", {**base, "aws_credentials": {"type": "default"}}),
+    ]
+
+
+def _gs_ways(bucket: str, prefix: str) -> list[Way]:
+    guard_gce_metadata()
+    public = (os.environ.get("TENSORSTORE_GCS_HTTP_URL") or _GCS_PUBLIC_URL).rstrip("/")
+    return [
+        Way("credentials", {"driver": "gcs", "bucket": bucket, "path": prefix}),
+        Way("public", {"driver": "http", "base_url": public, "path": f"/{bucket}/{prefix}"}),
+    ]
+
+
+def ways(path: str | os.PathLike) -> tuple[Way, ...]:
+    """Return the ways of reaching a path as a directory, the way remembered for its store first.
+
+    Parameters
+    ----------
+    path
+        Any path ``normalize`` accepts. AWS_ENDPOINT_URL_S3 (else AWS_ENDPOINT_URL) and AWS_REGION (else
+        AWS_DEFAULT_REGION) go into the s3 specs; TENSORSTORE_GCS_HTTP_URL replaces the gs public host.
+
+    Returns
+    -------
+    tuple of Way
+        local: "file"; memory: "memory"; http(s): "http"; s3: "anonymous", "credentials"; gs: "credentials",
+        "public". Each spec's path ends with "/" (a root's is "" or "/"), so keys are relative to the path.
+
+    Examples
+    --------
+    >>> ways("memory://a/b")
+    (Way(name='memory', spec={'driver': 'memory', 'path': 'a/b/'}),)
+    """
+    normalized = normalize(path)
+    name = scheme(normalized)
+    root, segments = _split(normalized)
+    prefix = "".join(segment + "/" for segment in segments)
+    if name == "file":
+        found = [Way("file", {"driver": "file", "path": "/" + prefix})]
+    elif name == "memory":
+        found = [Way("memory", {"driver": "memory", "path": prefix})]
+    elif name in ("http", "https"):
+        found = [Way("http", {"driver": "http", "base_url": root, "path": "/" + prefix})]
+    elif name == "s3":
+        found = _s3_ways(root[len("s3://") :], prefix)
+    else:
+        found = _gs_ways(root[len("gs://") :], prefix)
+    with _lock:
+        first = _remembered.get(_store_key(normalized))
+    return tuple(sorted(found, key=lambda way: way.name != first))
+
+
+def is_refusal(error: BaseException) -> bool:
+    """Return True when the store refused this way of asking (PERMISSION_DENIED or UNAUTHENTICATED).
+
+    >>> is_refusal(ValueError("PERMISSION_DENIED: Forbidden [HTTP code 403]"))
+    True
+    """
+    return str(error).startswith(_REFUSALS)
+
+
+class _Fallback:
+    """The ways of one store in trying order: the one rule under ``with_fallback`` and ``read_documents``."""
+
+    def __init__(self, path: str, label: str | None = None) -> None:
+        self.path = normalize(path)
+        self.label = label or self.path
+        self.ways = ways(self.path)
+        self.index = 0
+        self.tried: list[str] = []
+
+    @property
+    def way(self) -> Way:
+        return self.ways[self.index]
+
+    def refused(self, error: BaseException) -> None:
+        """Move to the next way, or raise PermissionError when none is left."""
+        self.tried.append(f"{self.way.name} ({error})")
+        self.index += 1
+        if self.index == len(self.ways):
+            raise PermissionError(
+                f"{self.label}: refused under every way tried: {'; '.join(self.tried)}; "
+                "check the credentials for this store, or that it is public"
+            ) from error
+        logger.info("%s: %s refused; trying %s", self.label, self.ways[self.index - 1].name, self.way.name)
+
+    def succeeded(self) -> None:
+        with _lock:
+            _remembered[_store_key(self.path)] = self.way.name
+
+
+def with_fallback(path: str | os.PathLike, attempt: Callable[[Way], T]) -> T:
+    """Return ``attempt(way)`` for the first way of reaching ``path`` that the store does not refuse.
+
+    A refusal (``is_refusal``) moves to the next way; the way that worked is tried first next time for the
+    same (driver, bucket), for the process.
+
+    Raises
+    ------
+    PermissionError
+        When every way is refused, naming the path and each way tried (chained from the last refusal).
+    Exception
+        Any error ``attempt`` raises that is not a refusal, at once.
+
+    >>> with_fallback("memory://a", lambda way: way.spec["path"])
+    'a/'
+    """
+    fallback = _Fallback(os.fspath(path))
+    while True:
+        try:
+            result = attempt(fallback.way)
+        except Exception as error:
+            if not is_refusal(error):
+                raise
+            fallback.refused(error)
+            continue
+        fallback.succeeded()
+        return result
+
+
+# -- opening a kvstore -------------------------------------------------------------------------------------
+
+
+def _default_context() -> ts.Context:
+    # the package's shared context, so memory:// data written through it is what the documents read
+    return shared_context()
+
+
+def _gcs_context(context: ts.Context, gcs_url: str | None) -> ts.Context:
+    # tensorstore shares one gcs driver among opens of one spec in one context and reads
+    # TENSORSTORE_GCS_HTTP_URL only when it makes the driver; a resource of a child's own makes a new one.
+    with _lock:
+        key = (id(context), gcs_url)
+        if key not in _gcs_contexts:
+            _gcs_contexts[key] = (context, ts.Context({"gcs_request_concurrency": {}}, parent=context))
+        return _gcs_contexts[key][1]
+
+
+def open_kvstore(spec: dict, context: ts.Context | None = None, *, timeout: float | None = None) -> ts.KvStore:
+    """Return an opened kvstore (JSON ``spec``), cached per (spec, TENSORSTORE_GCS_HTTP_URL, context).
+
+    ``context=None`` uses one default context of this module, so memory:// stores opened without one are
+    shared. Raises TimeoutError when the open takes longer than ``timeout`` seconds (None: no limit).
+
+    >>> open_kvstore({"driver": "memory", "path": "a/"}).path
+    'a/'
+    """
+    context = _default_context() if context is None else context
+    gcs_url = os.environ.get("TENSORSTORE_GCS_HTTP_URL")
+    key = (json.dumps(spec, sort_keys=True), gcs_url, id(context))
+    with _lock:
+        cached = _kvstores.get(key)
+    if cached is not None:
+        return cached[1]
+    opening = context
+    if spec.get("driver") == "gcs":
+        guard_gce_metadata()
+        opening = _gcs_context(context, gcs_url)
+    future = ts.KvStore.open(spec, context=opening)
+    try:
+        kvstore = future.result(timeout=timeout)
+    except TimeoutError:
+        future.cancel()
+        where = spec.get("bucket") or spec.get("base_url") or ""
+        raise TimeoutError(f"{spec.get('driver')} store {where}: did not open within {timeout:g} s") from None
+    with _lock:
+        _kvstores[key] = (context, kvstore)
+    return kvstore
+
+
+# -- reading documents ------------------------------------------------------------------------------------
+
+
+def _metadata_spec(way: Way) -> dict:
+    resource = _RETRY_RESOURCES.get(way.spec["driver"])
+    return {**way.spec, "context": {resource: dict(_METADATA_RETRIES)}} if resource else way.spec
+
+
+def _start_reads(way: Way, requests: Sequence[_Request], context, wait: float) -> dict[_Request, Any]:
+    """Issue every read of one store under one way; the caller gathers the futures."""
+    kvstore = open_kvstore(_metadata_spec(way), context, timeout=wait)
+    return {request: kvstore.read("/".join([*_split(request[0])[1], request[1]])) for request in requests}
+
+
+def _gather(request: _Request, future, deadline: float) -> bytes | None | BaseException:
+    """The document, None when missing, or the refusal; TimeoutError when late; any other error raised."""
+    try:
+        result = future.result(timeout=max(deadline - time.monotonic(), 0.0))
+    except TimeoutError:
+        future.cancel()
+        raise
+    except Exception as error:
+        if is_refusal(error):
+            return error
+        raise OSError(f"{url(*request)}: {error}") from error
+    return bytes(result.value) if result.state == "value" else None
+
+
+def _read_round(batch: dict[str, tuple[Way, list[_Request]]], context, timeout: float, attempts: int):
+    """Read every request of every store under its current way, all at once, retrying the late ones."""
+    outcomes: dict[str, dict[_Request, Any]] = {root: {} for root in batch}
+    pending = {root: list(requests) for root, (_, requests) in batch.items()}
+    for attempt in range(1, attempts + 1):
+        wait, futures, late = timeout * attempt, {}, {}
+        for root, requests in pending.items():
+            try:
+                started = _start_reads(batch[root][0], requests, context, wait)
+            except TimeoutError:
+                late[root] = requests
+                continue
+            except Exception as error:
+                if not is_refusal(error):
+                    raise OSError(f"{url(*requests[0])}: the store did not open: {error}") from error
+                outcomes[root].update(dict.fromkeys(requests, error))
+                continue
+            futures.update({(root, request): future for request, future in started.items()})
+        deadline = time.monotonic() + wait
+        for (root, request), future in futures.items():
+            try:
+                outcomes[root][request] = _gather(request, future, deadline)
+            except TimeoutError:
+                late.setdefault(root, []).append(request)
+        if not late:
+            return outcomes
+        pending = late
+        first = next(iter(late.values()))[0]
+        logger.warning("%s: no answer within %g s (attempt %d of %d)", url(*first), wait, attempt, attempts)
+    names = ", ".join(url(*request) for requests in pending.values() for request in requests)
+    raise TimeoutError(f"{names}: no answer after {attempts} attempts (the last waited {timeout * attempts:g} s)")
+
+
+def read_documents(
+    requests: Sequence[tuple[str, str]],
+    *,
+    context: ts.Context | None = None,
+    timeout: float = 5.0,
+    attempts: int = 10,
+) -> dict[tuple[str, str], bytes | None]:
+    """Read raw documents in one round of requests, each store under one way at a time.
+
+    Requests of different stores are issued together. Within a way, a refused key counts as missing when
+    another key of its store was answered; only when every key of a store is refused is its next way tried
+    (``with_fallback``'s rule, the way that worked remembered). Transient errors are retried by tensorstore
+    for about five seconds.
+
+    Parameters
+    ----------
+    requests
+        (directory, key) pairs, of one store or several; a directory may be a store root.
+    context
+        The tensorstore context; None uses the default context of ``open_kvstore``.
+    timeout, attempts
+        Attempt k waits ``timeout * k`` seconds for the answers still missing, up to ``attempts`` attempts.
+
+    Returns
+    -------
+    dict
+        Each requested pair, as given, to its bytes, or None when the key is missing.
+
+    Raises
+    ------
+    TimeoutError
+        Naming the URLs still unanswered and the number of attempts.
+    PermissionError
+        When every way of a store is refused.
+    OSError
+        Any other error (a redirect, a server error after retries), naming the URL of the key.
+
+    Examples
+    --------
+    >>> read_documents([("memory://nowhere", "zarr.json")])
+    {('memory://nowhere', 'zarr.json'): None}
+    """
+    groups: dict[str, list[_Request]] = {}
+    for directory, key in requests:
+        request = (normalize(directory), key)
+        stored = groups.setdefault(_split(request[0])[0], [])
+        if request not in stored:
+            stored.append(request)
+    fallbacks = {root: _Fallback(root, label=url(*found[0])) for root, found in groups.items()}
+    documents: dict[_Request, bytes | None] = {}
+    while fallbacks:
+        batch = {root: (fallback.way, groups[root]) for root, fallback in fallbacks.items()}
+        for root, outcome in _read_round(batch, context, timeout, attempts).items():
+            refusals = [value for value in outcome.values() if isinstance(value, BaseException)]
+            if len(refusals) == len(outcome):
+                fallbacks[root].refused(refusals[-1])
+                continue
+            fallbacks.pop(root).succeeded()
+            documents.update({req: None if isinstance(v, BaseException) else v for req, v in outcome.items()})
+    return {(directory, key): documents[(normalize(directory), key)] for directory, key in requests}
+
+
+# -- the GCE metadata guard -------------------------------------------------------------------------------
+
+
+def on_google_cloud(product_name_file: str = _DMI_PRODUCT_NAME, environ: Mapping[str, str] | None = None) -> bool:
+    """Return True on a Google Cloud machine, decided with no network call.
+
+    True when GCE_METADATA_HOST or GCE_METADATA_ROOT is set in ``environ`` (default ``os.environ``), or when
+    the DMI product name in ``product_name_file`` contains "Google".
+
+    >>> on_google_cloud("/nonexistent", environ={"GCE_METADATA_HOST": "169.254.169.254"})
+    True
+    """
+    environ = os.environ if environ is None else environ
+    if environ.get("GCE_METADATA_HOST") or environ.get("GCE_METADATA_ROOT"):
+        return True
+    try:
+        with open(product_name_file, encoding="utf-8", errors="replace") as file:
+            return "Google" in file.read()
+    except OSError:
+        return False
+
+
+def guard_gce_metadata(environ: dict | None = None, *, product_name_file: str = _DMI_PRODUCT_NAME) -> None:
+    """Off Google Cloud, point GCE_METADATA_ROOT at a name that fails at once; called before gs:// opens.
+
+    tensorstore otherwise probes the GCE metadata server for credentials and stalls every gs:// open for
+    seconds. On a Google machine (``on_google_cloud``) the environment is left alone, so the credentials its
+    metadata server issues keep working. ``store.GUARD_GCE_METADATA = False`` turns the guard off.
+
+    ``environ`` None changes ``os.environ``; ``product_name_file`` is passed to ``on_google_cloud``.
+
+    >>> environ = {}
+    >>> guard_gce_metadata(environ, product_name_file="/nonexistent")
+    >>> environ
+    {'GCE_METADATA_ROOT': 'metadata.invalid'}
+    """
+    environ = os.environ if environ is None else environ
+    if GUARD_GCE_METADATA and not on_google_cloud(product_name_file, environ):
+        environ["GCE_METADATA_ROOT"] = _UNREACHABLE_METADATA_ROOT
+        logger.debug("not a Google Cloud machine: GCE_METADATA_ROOT set to %s", _UNREACHABLE_METADATA_ROOT)
+
+
+# -- documents tensorstore would reject -------------------------------------------------------------------
+
+
+def clean_zarr2_metadata(zarray: dict) -> dict:
+    """Return a copy of a parsed .zarray whose compressor lacks the members tensorstore rejects.
+
+    Only the compressor changes: it loses the members tensorstore does not accept for its id (zstd's
+    ``checksum``, written by newer numcodecs; ``typesize``). A compressor id it does not know is kept whole.
+
+    >>> clean_zarr2_metadata({"compressor": {"id": "zstd", "level": 3, "checksum": True}})
+    {'compressor': {'id': 'zstd', 'level': 3}}
+    """
+    cleaned = dict(zarray)
+    compressor = zarray.get("compressor")
+    accepted = _ZARR2_COMPRESSOR_MEMBERS.get(compressor.get("id")) if isinstance(compressor, dict) else None
+    if accepted is not None:
+        cleaned["compressor"] = {name: value for name, value in compressor.items() if name in accepted}
+    return cleaned

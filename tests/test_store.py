@@ -1,0 +1,454 @@
+"""Tests of worldarray.store: paths, ways of access, the fallback rule and document reads."""
+
+from __future__ import annotations
+
+import logging
+import pathlib
+import uuid
+
+import pytest
+import tensorstore as ts
+from servers import http_server, s3_client, s3_server, serve_bytes, silent_server  # noqa: F401 - fixtures
+
+from worldarray import store
+
+
+def unique_bucket() -> str:
+    """A bucket name no other test uses, so the remembered way of one test never reaches another."""
+    return f"b-{uuid.uuid4().hex[:16]}"
+
+
+# -- normalize, scheme, join, parent, basename -------------------------------------------------------------
+
+
+def test_a_path_with_no_scheme_is_an_absolute_local_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert store.normalize("a/b/") == f"{tmp_path.as_posix()}/a/b"
+    assert store.normalize(pathlib.Path("a") / "." / "c") == f"{tmp_path.as_posix()}/a/c"
+    assert store.normalize("~/x") == f"{tmp_path.as_posix()}/home/x"
+    assert store.normalize("/") == "/"
+
+
+def test_a_file_url_is_the_local_absolute_path():
+    assert store.normalize("file:///tmp/a/") == "/tmp/a"
+    assert store.normalize("file://localhost/tmp/a") == "/tmp/a"
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("memory://a//b/./c/", "memory://a/b/c"),
+        ("memory://", "memory://"),
+        ("http://127.0.0.1:8000/a/", "http://127.0.0.1:8000/a"),
+        ("https://host/a/./b", "https://host/a/b"),
+        ("s3://bucket/a//b/", "s3://bucket/a/b"),
+        ("S3://bucket/", "s3://bucket"),
+        ("gs://bucket/a/../b", "gs://bucket/b"),
+    ],
+)
+def test_urls_keep_their_scheme_without_empty_dot_or_trailing_segments(given, expected):
+    assert store.normalize(given) == expected
+
+
+def test_a_precomputed_prefix_is_dropped_repeatedly():
+    assert store.normalize("precomputed://precomputed://gs://bucket/seg/") == "gs://bucket/seg"
+    assert store.normalize("precomputed:///tmp/a") == "/tmp/a"
+
+
+def test_an_unknown_scheme_raises_naming_the_path_and_the_known_schemes():
+    with pytest.raises(ValueError, match=r"'zarr://x/y'.*'zarr'.*memory://.*s3://.*gs://"):
+        store.normalize("zarr://x/y")
+
+
+def test_a_bucket_url_without_a_bucket_raises():
+    with pytest.raises(ValueError, match=r"'s3://': no bucket"):
+        store.normalize("s3://")
+
+
+@pytest.mark.parametrize(
+    ("path", "name", "remote"),
+    [
+        ("/tmp/a", "file", False),
+        ("file:///tmp/a", "file", False),
+        ("memory://a", "memory", False),
+        ("http://h/a", "http", True),
+        ("https://h/a", "https", True),
+        ("s3://b/a", "s3", True),
+        ("gs://b/a", "gs", True),
+    ],
+)
+def test_scheme_and_is_remote_name_where_a_path_lives(path, name, remote):
+    assert (store.scheme(path), store.is_remote(path)) == (name, remote)
+
+
+@pytest.mark.parametrize(
+    ("directory", "parent", "basename"),
+    [
+        ("/tmp/a/s0", "/tmp/a", "s0"),
+        ("/tmp", "/", "tmp"),
+        ("memory://a/s0", "memory://a", "s0"),
+        ("memory://a", "memory://", "a"),
+        ("http://127.0.0.1:8000/a/s0", "http://127.0.0.1:8000/a", "s0"),
+        ("https://host/a", "https://host", "a"),
+        ("s3://b/a", "s3://b", "a"),
+        ("gs://b/a/s0", "gs://b/a", "s0"),
+    ],
+)
+def test_join_parent_and_basename_are_url_aware(directory, parent, basename):
+    assert store.parent(directory) == parent
+    assert store.basename(directory) == basename
+    assert store.join(parent, basename) == directory
+    assert not store.is_root(directory)
+
+
+@pytest.mark.parametrize("root", ["/", "memory://", "s3://bucket", "gs://bucket", "http://host:8000", "https://h"])
+def test_a_store_root_has_no_parent_and_an_empty_basename(root):
+    assert (store.parent(root), store.basename(root), store.is_root(root)) == (None, "", True)
+
+
+def test_join_takes_several_parts_each_relative():
+    assert store.join("s3://b", "a", "/c/d/") == "s3://b/a/c/d"
+    assert store.join("/", "x") == "/x"
+    assert store.join("memory://", "x") == "memory://x"
+
+
+def test_url_names_the_key_in_its_directory():
+    assert store.url("/tmp/a", "info") == "/tmp/a/info"
+    assert store.url("/", "info") == "/info"
+    assert store.url("memory://", "zarr.json") == "memory://zarr.json"
+    assert store.url("s3://b/d", ".zarray") == "s3://b/d/.zarray"
+
+
+# -- ways -------------------------------------------------------------------------------------------------
+
+
+def test_local_memory_and_http_paths_have_one_way_as_a_directory():
+    assert store.ways("/tmp/a") == (store.Way("file", {"driver": "file", "path": "/tmp/a/"}),)
+    assert store.ways("memory://a/b") == (store.Way("memory", {"driver": "memory", "path": "a/b/"}),)
+    assert store.ways("http://127.0.0.1:8000/a/b") == (
+        store.Way("http", {"driver": "http", "base_url": "http://127.0.0.1:8000", "path": "/a/b/"}),
+    )
+
+
+def test_s3_is_tried_anonymously_then_with_default_credentials(monkeypatch):
+    for name in ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "AWS_REGION", "AWS_DEFAULT_REGION"):
+        monkeypatch.delenv(name, raising=False)
+    bucket = unique_bucket()
+    found = store.ways(f"s3://{bucket}/a")
+    assert [way.name for way in found] == ["anonymous", "credentials"]
+    assert [way.spec["aws_credentials"] for way in found] == [{"type": "anonymous"}, {"type": "default"}]
+    assert all(way.spec["bucket"] == bucket and way.spec["path"] == "a/" for way in found)
+    assert not any("endpoint" in way.spec or "aws_region" in way.spec for way in found)
+
+
+def test_s3_endpoint_prefers_aws_endpoint_url_s3_over_aws_endpoint_url(monkeypatch):
+    monkeypatch.setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:1")
+    assert {way.spec["endpoint"] for way in store.ways("s3://bucket/a")} == {"http://127.0.0.1:1"}
+    monkeypatch.setenv("AWS_ENDPOINT_URL_S3", "http://127.0.0.1:2")
+    assert {way.spec["endpoint"] for way in store.ways("s3://bucket/a")} == {"http://127.0.0.1:2"}
+
+
+def test_s3_region_prefers_aws_region_over_aws_default_region(monkeypatch):
+    monkeypatch.delenv("AWS_REGION", raising=False)
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-west-1")
+    assert {way.spec["aws_region"] for way in store.ways("s3://bucket/a")} == {"eu-west-1"}
+    monkeypatch.setenv("AWS_REGION", "us-west-2")
+    assert {way.spec["aws_region"] for way in store.ways("s3://bucket/a")} == {"us-west-2"}
+
+
+def test_gs_is_tried_with_credentials_then_through_the_public_https_url(monkeypatch):
+    monkeypatch.delenv("TENSORSTORE_GCS_HTTP_URL", raising=False)
+    monkeypatch.setenv("GCE_METADATA_ROOT", "metadata.invalid")
+    bucket = unique_bucket()
+    assert store.ways(f"gs://{bucket}/a/b") == (
+        store.Way("credentials", {"driver": "gcs", "bucket": bucket, "path": "a/b/"}),
+        store.Way(
+            "public", {"driver": "http", "base_url": "https://storage.googleapis.com", "path": f"/{bucket}/a/b/"}
+        ),
+    )
+
+
+def test_the_gs_public_way_honours_tensorstore_gcs_http_url(monkeypatch):
+    monkeypatch.setenv("GCE_METADATA_ROOT", "metadata.invalid")
+    monkeypatch.setenv("TENSORSTORE_GCS_HTTP_URL", "http://127.0.0.1:9/")
+    public = store.ways("gs://bucket/a")[1]
+    assert public.spec == {"driver": "http", "base_url": "http://127.0.0.1:9", "path": "/bucket/a/"}
+
+
+# -- the fallback rule, offline ---------------------------------------------------------------------------
+
+REFUSED = ValueError("PERMISSION_DENIED: Forbidden [HTTP code 403]")
+
+
+def refuse_anonymous(way):
+    if way.name == "anonymous":
+        raise REFUSED
+    return way.name
+
+
+def test_a_refusal_moves_to_the_next_way():
+    tried = []
+
+    def attempt(way):
+        tried.append(way.name)
+        if way.name == "anonymous":
+            raise REFUSED
+        return "read"
+
+    assert store.with_fallback(f"s3://{unique_bucket()}/a", attempt) == "read"
+    assert tried == ["anonymous", "credentials"]
+
+
+def test_an_error_that_is_not_a_refusal_raises_at_once():
+    tried = []
+
+    def attempt(way):
+        tried.append(way.name)
+        raise ValueError("UNAVAILABLE: connection reset")
+
+    with pytest.raises(ValueError, match="UNAVAILABLE"):
+        store.with_fallback(f"s3://{unique_bucket()}/a", attempt)
+    assert tried == ["anonymous"]
+
+
+def test_every_way_refused_raises_permission_error_naming_the_path_and_each_way(monkeypatch):
+    monkeypatch.setenv("GCE_METADATA_ROOT", "metadata.invalid")
+    path = f"gs://{unique_bucket()}/a"
+
+    def attempt(way):
+        raise ValueError(f"UNAUTHENTICATED: no {way.name}")
+
+    expected = rf"{path}: .*credentials .*no credentials.*public .*no public"
+    with pytest.raises(PermissionError, match=expected) as caught:
+        store.with_fallback(path, attempt)
+    assert str(caught.value.__cause__) == "UNAUTHENTICATED: no public"
+
+
+def test_the_way_that_worked_is_tried_first_next_time_for_that_bucket_only():
+    bucket, other = unique_bucket(), unique_bucket()
+    store.with_fallback(f"s3://{bucket}/a", refuse_anonymous)
+    assert [way.name for way in store.ways(f"s3://{bucket}/elsewhere")] == ["credentials", "anonymous"]
+    assert [way.name for way in store.ways(f"s3://{other}/a")] == ["anonymous", "credentials"]
+
+
+def test_a_fallback_is_logged_on_the_worldarray_logger(caplog):
+    caplog.set_level(logging.INFO, logger="worldarray")
+    store.with_fallback(f"s3://{unique_bucket()}/a", refuse_anonymous)
+    assert any(r.name == "worldarray" and "anonymous refused" in r.getMessage() for r in caplog.records)
+
+
+class FakeFuture:
+    def __init__(self, events, key, answer):
+        self.events, self.key, self.answer = events, key, answer
+
+    def result(self, timeout=None):
+        self.events.append(("result", self.key))
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        state = "missing" if self.answer is None else "value"
+        return type("ReadResult", (), {"state": state, "value": self.answer or b""})()
+
+    def cancel(self):
+        return True
+
+
+class FakeStores:
+    """Stands in for open_kvstore: answers[(way name, key)] is bytes, None (missing) or an exception."""
+
+    def __init__(self, answers):
+        self.answers, self.events = answers, []
+
+    def __call__(self, spec, context=None, *, timeout=None):
+        name = spec.get("aws_credentials", {}).get("type", spec["driver"])
+        way = {"anonymous": "anonymous", "default": "credentials"}.get(name, name)
+        fake = self
+
+        class KvStore:
+            def read(self, key):
+                fake.events.append(("read", way, key))
+                return FakeFuture(fake.events, key, fake.answers.get((way, key)))
+
+        return KvStore()
+
+
+def test_a_refused_probe_key_counts_as_missing_when_another_key_was_read(monkeypatch):
+    fake = FakeStores({("anonymous", "a/zarr.json"): REFUSED, ("anonymous", "a/.zarray"): b"{}"})
+    monkeypatch.setattr(store, "open_kvstore", fake)
+    path = f"s3://{unique_bucket()}/a"
+    found = store.read_documents([(path, "zarr.json"), (path, ".zarray"), (path, "info")])
+    assert found == {(path, "zarr.json"): None, (path, ".zarray"): b"{}", (path, "info"): None}
+    assert {event[1] for event in fake.events if event[0] == "read"} == {"anonymous"}
+
+
+def test_only_when_every_probe_key_is_refused_is_the_next_way_tried(monkeypatch):
+    fake = FakeStores(
+        {("anonymous", "a/zarr.json"): REFUSED, ("anonymous", "info"): REFUSED, ("credentials", "info"): b"i"}
+    )
+    monkeypatch.setattr(store, "open_kvstore", fake)
+    bucket = unique_bucket()
+    found = store.read_documents([(f"s3://{bucket}/a", "zarr.json"), (f"s3://{bucket}", "info")])
+    assert found == {(f"s3://{bucket}/a", "zarr.json"): None, (f"s3://{bucket}", "info"): b"i"}
+    assert store.ways(f"s3://{bucket}")[0].name == "credentials"
+
+
+def test_reads_of_different_stores_are_all_issued_before_any_is_gathered(monkeypatch):
+    fake = FakeStores({})
+    monkeypatch.setattr(store, "open_kvstore", fake)
+    first, second = f"s3://{unique_bucket()}/a", f"s3://{unique_bucket()}/b"
+    store.read_documents([(first, "zarr.json"), (second, "zarr.json"), (store.parent(second), "info")])
+    kinds = [event[0] for event in fake.events]
+    assert kinds == ["read"] * 3 + ["result"] * 3
+
+
+# -- reading documents from real stores -------------------------------------------------------------------
+
+
+def test_read_documents_reads_a_memory_store():
+    directory = f"memory://{unique_bucket()}/a"
+    store.open_kvstore({"driver": "memory", "path": directory[len("memory://") :] + "/"}).write("info", b"{}").result()
+    assert store.read_documents([(directory, "info"), (directory, "zarr.json")]) == {
+        (directory, "info"): b"{}",
+        (directory, "zarr.json"): None,
+    }
+
+
+def test_read_documents_reads_a_local_directory_and_its_parent_at_once(tmp_path):
+    (tmp_path / "s0").mkdir()
+    (tmp_path / "s0" / ".zarray").write_bytes(b"array")
+    (tmp_path / ".zattrs").write_bytes(b"attrs")
+    level = str(tmp_path / "s0")
+    found = store.read_documents([(level, ".zarray"), (level, "zarr.json"), (str(tmp_path), ".zattrs")])
+    assert found == {(level, ".zarray"): b"array", (level, "zarr.json"): None, (str(tmp_path), ".zattrs"): b"attrs"}
+
+
+def test_read_documents_reads_an_http_server_and_a_missing_key_is_none(http_server):  # noqa: F811
+    (http_server.root / "vol").mkdir()
+    (http_server.root / "vol" / "info").write_bytes(b'{"type": "image"}')
+    directory = f"{http_server.url}/vol"
+    found = store.read_documents([(directory, "info"), (directory, "zarr.json")])
+    assert found == {(directory, "info"): b'{"type": "image"}', (directory, "zarr.json"): None}
+
+
+def test_an_answer_that_is_not_a_document_raises_naming_the_url(http_server):  # noqa: F811
+    (http_server.root / "vol").mkdir()  # the server redirects a directory without its slash: a 301
+    with pytest.raises(OSError, match=rf"{http_server.url}/vol: .*301"):
+        store.read_documents([(http_server.url, "vol")])
+
+
+def test_read_documents_reads_a_public_s3_bucket_anonymously(s3_server, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("AWS_ENDPOINT_URL", s3_server)
+    monkeypatch.setenv("AWS_REGION", "us-east-1")
+    bucket = unique_bucket()
+    client = s3_client(s3_server)
+    client.create_bucket(Bucket=bucket, ACL="public-read")
+    client.put_object(Bucket=bucket, Key="vol/zarr.json", Body=b"{}", ACL="public-read")
+    directory = f"s3://{bucket}/vol"
+    found = store.read_documents([(directory, "zarr.json"), (directory, ".zarray")])
+    assert found == {(directory, "zarr.json"): b"{}", (directory, ".zarray"): None}
+    assert store.ways(directory)[0].name == "anonymous"
+
+
+def test_a_private_s3_bucket_is_read_with_credentials_after_the_anonymous_refusal(s3_server, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("AWS_ENDPOINT_URL", s3_server)
+    monkeypatch.setenv("AWS_REGION", "us-east-1")
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    bucket = unique_bucket()
+    client = s3_client(s3_server)
+    client.create_bucket(Bucket=bucket)
+    client.put_object(Bucket=bucket, Key="vol/zarr.json", Body=b"private")
+    directory = f"s3://{bucket}/vol"
+    assert store.read_documents([(directory, "zarr.json")]) == {(directory, "zarr.json"): b"private"}
+    assert store.ways(directory)[0].name == "credentials"
+
+
+def test_a_server_that_never_answers_raises_timeout_error_naming_the_url_and_attempts(silent_server):  # noqa: F811
+    directory = f"{silent_server}/vol"
+    with pytest.raises(TimeoutError, match=rf"{directory}/info: no answer after 2 attempts"):
+        store.read_documents([(directory, "info")], timeout=0.05, attempts=2)
+
+
+def test_the_opened_kvstore_cache_is_keyed_on_tensorstore_gcs_http_url(monkeypatch):
+    monkeypatch.setenv("GCE_METADATA_ROOT", "metadata.invalid")
+    directory = f"gs://{unique_bucket()}/vol"
+    with serve_bytes(b"first") as first, serve_bytes(b"second") as second:
+        monkeypatch.setenv("TENSORSTORE_GCS_HTTP_URL", first.url)
+        assert store.read_documents([(directory, "info")]) == {(directory, "info"): b"first"}
+        monkeypatch.setenv("TENSORSTORE_GCS_HTTP_URL", second.url)
+        assert store.read_documents([(directory, "info")]) == {(directory, "info"): b"second"}
+
+
+# -- the GCE metadata guard -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("product", "google"), [("Google Compute Engine\n", True), ("Standard PC (Q35)\n", False)])
+def test_on_google_cloud_is_read_from_the_dmi_product_name(tmp_path, product, google):
+    product_file = tmp_path / "product_name"
+    product_file.write_text(product)
+    assert store.on_google_cloud(str(product_file), environ={}) is google
+
+
+def test_on_google_cloud_when_a_gce_metadata_variable_is_set(tmp_path):
+    missing = str(tmp_path / "absent")
+    assert store.on_google_cloud(missing, environ={}) is False
+    assert store.on_google_cloud(missing, environ={"GCE_METADATA_HOST": "10.0.0.1"}) is True
+    assert store.on_google_cloud(missing, environ={"GCE_METADATA_ROOT": "10.0.0.1"}) is True
+
+
+def test_the_guard_points_gce_metadata_root_at_a_failing_name_off_google_cloud(tmp_path):
+    (tmp_path / "product_name").write_text("Standard PC (Q35)\n")
+    environ = {}
+    store.guard_gce_metadata(environ, product_name_file=str(tmp_path / "product_name"))
+    assert environ == {"GCE_METADATA_ROOT": "metadata.invalid"}
+
+
+def test_the_guard_leaves_the_environment_alone_on_a_google_machine(tmp_path):
+    (tmp_path / "product_name").write_text("Google Compute Engine\n")
+    environ = {"HOME": "/home/user"}
+    store.guard_gce_metadata(environ, product_name_file=str(tmp_path / "product_name"))
+    assert environ == {"HOME": "/home/user"}
+
+
+def test_the_guard_turned_off_leaves_the_environment_alone(tmp_path, monkeypatch):
+    monkeypatch.setattr(store, "GUARD_GCE_METADATA", False)
+    environ = {}
+    store.guard_gce_metadata(environ, product_name_file=str(tmp_path / "absent"))
+    assert environ == {}
+
+
+# -- zarr v2 compressors ----------------------------------------------------------------------------------
+
+ZARRAY = {
+    "zarr_format": 2,
+    "shape": [4],
+    "chunks": [2],
+    "dtype": "<u2",
+    "fill_value": 0,
+    "order": "C",
+    "filters": None,
+    "dimension_separator": "/",
+}
+
+
+def open_zarr2(zarray):
+    spec = {"driver": "zarr", "kvstore": {"driver": "memory"}, "metadata": zarray}
+    return ts.open(spec, create=True).result()
+
+
+def test_a_zstd_checksum_is_dropped_and_the_cleaned_document_opens_in_tensorstore():
+    zarray = {**ZARRAY, "compressor": {"id": "zstd", "level": 3, "checksum": True}}
+    with pytest.raises(ValueError, match="checksum"):
+        open_zarr2(zarray)
+    cleaned = store.clean_zarr2_metadata(zarray)
+    assert cleaned == {**ZARRAY, "compressor": {"id": "zstd", "level": 3}}
+    assert open_zarr2(cleaned).shape == (4,)
+
+
+def test_cleaning_keeps_accepted_members_and_leaves_the_input_unchanged():
+    blosc = {"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0}
+    zarray = {**ZARRAY, "compressor": {**blosc, "typesize": 2}}
+    cleaned = store.clean_zarr2_metadata(zarray)
+    assert cleaned == {**ZARRAY, "compressor": blosc}
+    assert zarray["compressor"]["typesize"] == 2
+    assert open_zarr2(cleaned).shape == (4,)
