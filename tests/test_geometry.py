@@ -35,8 +35,14 @@ def test_default_axes_are_the_last_of_tczyx():
 
 def test_spatial_axes_are_those_named_zyx_else_the_last_three():
     assert spatial_indices(("c", "z", "y", "x")) == (1, 2, 3)
-    assert spatial_indices(("time", "lat", "lon", "band")) == (1, 2, 3)
+    assert spatial_indices(("a", "lat", "lon", "band")) == (1, 2, 3)
     assert spatial_indices(("a", "b")) == (0, 1)
+    assert spatial_indices(None, 4) == (1, 2, 3)
+
+
+def test_time_and_channel_axes_are_never_spatial():
+    assert spatial_indices(("time", "lat", "lon")) == (1, 2)
+    assert wa.corner_to_centre((0.0, 0.0, 0.0), (60.0, 1.0, 1.0), ("time", "lat", "lon")) == (0.0, 0.5, 0.5)
 
 
 def test_snap_integral_absorbs_float_noise_only():

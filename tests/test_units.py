@@ -45,6 +45,13 @@ def test_factor_names_both_units_when_they_cannot_convert(unit, target):
         units.factor(unit, target)
 
 
+def test_factors_between_powers_of_ten_are_exact():
+    assert units.factor("um", "nm") == 1000.0
+    assert 4 * units.factor("\u00b5m", "nanometer") == 4000.0
+    assert 10.48 * units.factor("nm", "nanometre") == 10.48
+    assert units.factor("km", "nm") == 1e12
+
+
 def test_unknown_strings_are_of_unknown_kind():
     assert units.kind("degrees_north") == "unknown"
     assert units.kind("") == "unknown"

@@ -171,9 +171,19 @@ def _as_document(directory: str | None, node: Node | None) -> tuple[Document, ..
     return (Document(node.path, _attrs_url(node), node.attrs),)
 
 
-def gather(path, missing_ok: bool = False) -> Gathered | None:
-    """Detect ``path`` and read its parent's documents (and further ancestors') in one round of requests."""
+def gather(path, missing_ok: bool = False, above: Gathered | None = None) -> Gathered | None:
+    """Detect ``path`` and read its parent's documents (and further ancestors') in one round of requests.
+
+    ``above``, the gathered parent when the caller has it (a group whose level is being opened),
+    spares reading the parent and the ancestors again: only the path's own probe keys are read.
+    """
     path = store.normalize(path)
+    if above is not None and above.node.path == store.parent(path) and above.node.kind == "group":
+        raw = store.read_documents([(path, key) for key in _READ_KEYS])
+        node = _classify(path, _docs(path, raw, _READ_KEYS))
+        if node is None:
+            return _missing(path, missing_ok)
+        return Gathered(node, _as_document(above.node.path, above.node) + above.ancestors[:3])
     up = store.parent(path)
     if up is not None and store.is_root(up):
         up = None
@@ -190,12 +200,16 @@ def gather(path, missing_ok: bool = False) -> Gathered | None:
         node = _document_less_group(path)
     if node is None:
         further.cancel()
-        if missing_ok:
-            return None
-        raise FileNotFoundError(
-            f"{path}: no array or group here; probed {', '.join(PROBE_KEYS)}, the parent's info and {store.join(path, 's0')}"
-        )
+        return _missing(path, missing_ok)
     return Gathered(node, _as_document(up, parent) + further.result())
+
+
+def _missing(path: str, missing_ok: bool) -> None:
+    if missing_ok:
+        return None
+    raise FileNotFoundError(
+        f"{path}: no array or group here; probed {', '.join(PROBE_KEYS)}, the parent's info and {store.join(path, 's0')}"
+    )
 
 
 def _document_less_group(path: str) -> Node | None:

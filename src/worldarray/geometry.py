@@ -27,6 +27,7 @@ SNAP_TOLERANCE = 1e-6
 DEFAULT_AXES = ("t", "c", "z", "y", "x")
 
 _SPATIAL_NAMES = frozenset("zyx")
+_NEVER_SPATIAL = frozenset({"t", "time", "c", "channel"})
 
 
 def default_axes(ndim: int) -> tuple[str, ...]:
@@ -45,15 +46,16 @@ def default_axes(ndim: int) -> tuple[str, ...]:
 
 
 def spatial_indices(axes: Sequence[str] | None, ndim: int | None = None) -> tuple[int, ...]:
-    """Return the spatial axes: those named z, y or x when any are, else the last three."""
-    if axes is not None:
-        named = tuple(i for i, name in enumerate(axes) if name in _SPATIAL_NAMES)
-        if named:
-            return named
-        ndim = len(axes)
-    if ndim is None:
-        raise ValueError("spatial_indices needs axes or ndim")
-    return tuple(range(max(0, ndim - 3), ndim))
+    """Return the spatial axes: those named z, y or x when any are, else the last three that are not time or channel."""
+    if axes is None:
+        if ndim is None:
+            raise ValueError("spatial_indices needs axes or ndim")
+        return tuple(range(max(0, ndim - 3), ndim))
+    named = tuple(i for i, name in enumerate(axes) if name in _SPATIAL_NAMES)
+    if named:
+        return named
+    candidates = [i for i, name in enumerate(axes) if str(name).lower() not in _NEVER_SPATIAL]
+    return tuple(candidates[-3:])
 
 
 def snap_integral(value: float, tolerance: float = SNAP_TOLERANCE) -> float:

@@ -115,7 +115,7 @@ def resolve(path, level: Any = None, found: Gathered | None = None) -> Gathered:
     if node.format == "precomputed":
         return Gathered(Node("precomputed", "array", node.path, node.docs, name), ())
     try:
-        chosen = gather(store.join(node.path, name))
+        chosen = gather(store.join(node.path, name), above=found)
     except FileNotFoundError as error:
         raise ValueError(
             f"{node.path}: level {level!r} names {name!r}, where there is no array; the levels are {describe_levels(node, names)}"

@@ -12,6 +12,7 @@ refuses (an error starting PERMISSION_DENIED or UNAUTHENTICATED); the way that w
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import logging
 import os
@@ -86,6 +87,13 @@ def normalize(path: str | os.PathLike) -> str:
     text = os.fspath(path)
     if not isinstance(text, str):
         raise TypeError(f"{text!r}: a path is a str or an os.PathLike of str")
+    # a relative local path depends on the working directory, so that is part of the cache key
+    relative = not (text.startswith("/") or "://" in text)
+    return _normalized(text, os.getcwd() if relative else None)
+
+
+@functools.lru_cache(maxsize=4096)
+def _normalized(text: str, cwd: str | None) -> str:
     while text[: len(_PRECOMPUTED)].lower() == _PRECOMPUTED:
         text = text[len(_PRECOMPUTED) :]
     match = _SCHEME_PATTERN.match(text)

@@ -9,41 +9,44 @@ from __future__ import annotations
 
 __all__ = ["TABLE", "kind", "factor", "abbreviation", "ome_name", "lookup"]
 
-# (OME name, short form, metres or seconds per unit, other spellings)
+# (OME name, short form, (mantissa, power of ten) metres or seconds per unit, other spellings)
 _LENGTHS = (
-    ("kilometer", "km", 1e3, ("kilometre",)),
-    ("meter", "m", 1.0, ("metre",)),
-    ("centimeter", "cm", 1e-2, ("centimetre",)),
-    ("millimeter", "mm", 1e-3, ("millimetre",)),
-    ("micrometer", "\u00b5m", 1e-6, ("micrometre", "micron", "um", "\u03bcm")),
-    ("nanometer", "nm", 1e-9, ("nanometre",)),
-    ("angstrom", "\u00c5", 1e-10, ("\u212b", "\u00e5ngstr\u00f6m", "angstroms")),
-    ("picometer", "pm", 1e-12, ("picometre",)),
+    ("kilometer", "km", (1, 3), ("kilometre",)),
+    ("meter", "m", (1, 0), ("metre",)),
+    ("centimeter", "cm", (1, -2), ("centimetre",)),
+    ("millimeter", "mm", (1, -3), ("millimetre",)),
+    ("micrometer", "\u00b5m", (1, -6), ("micrometre", "micron", "um", "\u03bcm")),
+    ("nanometer", "nm", (1, -9), ("nanometre",)),
+    ("angstrom", "\u00c5", (1, -10), ("\u212b", "\u00e5ngstr\u00f6m", "angstroms")),
+    ("picometer", "pm", (1, -12), ("picometre",)),
 )
 _TIMES = (
-    ("day", "d", 86400.0, ("days",)),
-    ("hour", "h", 3600.0, ("hours", "hr")),
-    ("minute", "min", 60.0, ("minutes",)),
-    ("second", "s", 1.0, ("seconds", "sec")),
-    ("millisecond", "ms", 1e-3, ("milliseconds",)),
-    ("microsecond", "\u00b5s", 1e-6, ("microseconds", "us", "\u03bcs")),
-    ("nanosecond", "ns", 1e-9, ("nanoseconds",)),
+    ("day", "d", (86400, 0), ("days",)),
+    ("hour", "h", (3600, 0), ("hours", "hr")),
+    ("minute", "min", (60, 0), ("minutes",)),
+    ("second", "s", (1, 0), ("seconds", "sec")),
+    ("millisecond", "ms", (1, -3), ("milliseconds",)),
+    ("microsecond", "\u00b5s", (1, -6), ("microseconds", "us", "\u03bcs")),
+    ("nanosecond", "ns", (1, -9), ("nanoseconds",)),
 )
 
 _KINDS = {"length": "space", "time": "time"}
 
 
 def _spellings(rows):
-    table, canonical = {}, {}
-    for ome, short, size, others in rows:
+    table, canonical, exact = {}, {}, {}
+    for ome, short, (mantissa, power), others in rows:
         for spelling in (ome, short, *others):
-            table[spelling] = size
+            table[spelling] = mantissa * 10.0**power
             canonical[spelling] = (ome, short)
-    return table, canonical
+            exact[spelling] = (mantissa, power)
+    return table, canonical, exact
 
 
-_LENGTH_TABLE, _LENGTH_NAMES = _spellings(_LENGTHS)
-_TIME_TABLE, _TIME_NAMES = _spellings(_TIMES)
+_LENGTH_TABLE, _LENGTH_NAMES, _LENGTH_EXACT = _spellings(_LENGTHS)
+_TIME_TABLE, _TIME_NAMES, _TIME_EXACT = _spellings(_TIMES)
+# Factors are computed from mantissas and powers of ten, so micrometre to nanometre is exactly 1000.
+_EXACT = {"length": _LENGTH_EXACT, "time": _TIME_EXACT}
 
 #: Public unit tables: metres per length unit and seconds per time unit, by every known spelling.
 TABLE: dict[str, dict[str, float]] = {"length": _LENGTH_TABLE, "time": _TIME_TABLE}
@@ -60,6 +63,11 @@ def lookup(unit: str) -> tuple[str, float] | None:
             if candidate in table:
                 return table_name, table[candidate]
     return None
+
+
+def _key(unit: str) -> str:
+    text = unit.strip()
+    return text if lookup(text) and any(text in t for t in TABLE.values()) else text.lower()
 
 
 def _canonical(unit: str) -> tuple[str, str] | None:
@@ -98,9 +106,10 @@ def factor(unit: str, target: str) -> float:
             f"cannot convert unit {unit!r} ({kind(unit)}) to {target!r} ({kind(target)}); "
             f"known units: {sorted(TABLE['length'])} and {sorted(TABLE['time'])}"
         )
-    if source[1] == goal[1]:
-        return 1.0
-    return source[1] / goal[1]
+    (m1, p1), (m2, p2) = _EXACT[source[0]][_key(unit)], _EXACT[goal[0]][_key(target)]
+    ratio = m1 / m2 if m1 % m2 else m1 // m2
+    power = p1 - p2
+    return float(ratio * 10**power) if power >= 0 else ratio / 10 ** (-power)
 
 
 def abbreviation(unit: str) -> str:
