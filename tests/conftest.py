@@ -16,6 +16,9 @@ import numpy as np
 import pytest
 import tensorstore as ts
 
+# the servers tests start and stop themselves: http_server, silent_server, s3_server
+pytest_plugins = ("servers",)
+
 
 def arange_values(shape, dtype) -> np.ndarray:
     """The values every fixture array holds: its C-order flat index, cast to its dtype."""

@@ -2,9 +2,7 @@
 
 import hashlib
 import json
-import os
 import pathlib
-import warnings
 
 import numpy as np
 import pytest

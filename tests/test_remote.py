@@ -8,7 +8,7 @@ import pytest
 import tensorstore as ts
 
 import worldarray as wa
-from servers import http_server, s3_client, s3_server  # noqa: F401 - pytest fixtures
+from servers import s3_client
 
 VALUES = np.arange(4 * 6 * 8, dtype="uint16").reshape(4, 6, 8)
 GROUP_ATTRS = {"ome": {"version": "0.5", "multiscales": [{

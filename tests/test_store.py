@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 import tensorstore as ts
-from servers import http_server, s3_client, s3_server, serve_bytes, silent_server  # noqa: F401 - fixtures
+from servers import s3_client, serve_bytes
 
 from worldarray import store
 

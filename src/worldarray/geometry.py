@@ -7,6 +7,7 @@ centre rule (a voxel is read iff its centre lies in the box) is computed.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Sequence
 
 __all__ = [
@@ -18,6 +19,8 @@ __all__ = [
     "corner_to_centre",
     "centre_to_corner",
     "index_range",
+    "Box",
+    "as_box",
 ]
 
 #: A quotient within this many voxels of a whole number is that whole number.
@@ -118,3 +121,143 @@ def index_range(begin, end, voxel_size, translation) -> tuple[tuple[int, ...], t
         first.append(math.ceil(snap_integral((b - t) / s)))
         last.append(math.ceil(snap_integral((e - t) / s)))
     return tuple(first), tuple(last)
+
+
+# ---------------------------------------------------------------- boxes
+
+
+def _per_axis(value, ndim: int, name: str) -> tuple[float, ...]:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return (float(value),) * ndim
+    values = tuple(float(v) for v in value)
+    if len(values) != ndim:
+        raise ValueError(f"{name} is {value!r}; expected one number or {ndim}, one per axis")
+    return values
+
+
+@dataclass(frozen=True)
+class Box:
+    """A half-open box ``[begin, end)`` per axis, in world units (floats), with funlib's Roi vocabulary.
+
+    >>> Box((0, 0), (8, 4)).grow(2).shape
+    (12.0, 8.0)
+    """
+
+    begin: tuple[float, ...]
+    end: tuple[float, ...]
+
+    def __post_init__(self):
+        begin = tuple(float(v) for v in self.begin)
+        end = tuple(float(v) for v in self.end)
+        if len(begin) != len(end):
+            raise ValueError(f"box begin {begin} and end {end} have different lengths")
+        if any(math.isnan(v) for v in begin + end):
+            raise ValueError(f"box [{begin}, {end}) holds NaN")
+        if any(e < b for b, e in zip(begin, end)):
+            raise ValueError(f"box begin {begin} is after its end {end} on some axis")
+        object.__setattr__(self, "begin", begin)
+        object.__setattr__(self, "end", end)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.begin)
+
+    @property
+    def shape(self) -> tuple[float, ...]:
+        """The extent per axis, end - begin."""
+        return tuple(e - b for b, e in zip(self.begin, self.end))
+
+    @property
+    def centre(self) -> tuple[float, ...]:
+        return tuple((b + e) / 2 for b, e in zip(self.begin, self.end))
+
+    @property
+    def empty(self) -> bool:
+        """True when the box holds no volume on some axis."""
+        return any(e <= b for b, e in zip(self.begin, self.end))
+
+    def intersect(self, other) -> "Box":
+        """The part both boxes share (empty, at this box's clipped begin, when they are disjoint)."""
+        other = as_box(other, self.ndim)
+        begin = tuple(max(a, b) for a, b in zip(self.begin, other.begin))
+        end = tuple(max(b, min(a, c)) for a, b, c in zip(self.end, begin, other.end))
+        return Box(begin, end)
+
+    def union(self, other) -> "Box":
+        """The smallest box holding both."""
+        other = as_box(other, self.ndim)
+        if other.empty:
+            return self
+        if self.empty:
+            return other
+        return Box(tuple(map(min, self.begin, other.begin)), tuple(map(max, self.end, other.end)))
+
+    def contains(self, other) -> bool:
+        """True for a point inside the box (half-open) or a box wholly inside it."""
+        if hasattr(other, "begin") or hasattr(other, "offset") or (len(other) == 2 and not isinstance(other[0], (int, float))):
+            other = as_box(other, self.ndim)
+            return other.empty or all(b <= ob and oe <= e for b, e, ob, oe in zip(self.begin, self.end, other.begin, other.end))
+        point = _per_axis(other, self.ndim, "point")
+        return all(b <= p < e for b, e, p in zip(self.begin, self.end, point))
+
+    def grow(self, before, after=None) -> "Box":
+        """Grow by ``before`` below and ``after`` (default ``before``) above, per axis or one number for all."""
+        low = _per_axis(before, self.ndim, "before")
+        high = low if after is None else _per_axis(after, self.ndim, "after")
+        return Box(tuple(b - d for b, d in zip(self.begin, low)), tuple(e + d for e, d in zip(self.end, high)))
+
+    def shift(self, by) -> "Box":
+        move = _per_axis(by, self.ndim, "shift")
+        return Box(tuple(b + d for b, d in zip(self.begin, move)), tuple(e + d for e, d in zip(self.end, move)))
+
+    def snap(self, voxel_size, translation, mode: str = "grow") -> "Box":
+        """Move begin and end onto the voxel corners of a grid: "grow" outward, "shrink" inward, or "closest"."""
+        rounding = _SNAP_MODES.get(mode)
+        if rounding is None:
+            raise ValueError(f"snap mode is {mode!r}; expected one of {tuple(_SNAP_MODES)}")
+        size = _per_axis(voxel_size, self.ndim, "voxel_size")
+        corner = tuple(t - s / 2 for t, s in zip(_per_axis(translation, self.ndim, "translation"), size))
+        low, high = rounding
+        begin = tuple(c + low(snap_integral((b - c) / s)) * s for b, c, s in zip(self.begin, corner, size))
+        end = tuple(c + high(snap_integral((e - c) / s)) * s for e, c, s in zip(self.end, corner, size))
+        return Box(begin, tuple(max(b, e) for b, e in zip(begin, end)))
+
+    def to_index(self, voxel_size, translation) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The voxels whose centres lie in the box (Behaviour 2), as index (begin, end)."""
+        return index_range(self.begin, self.end, _per_axis(voxel_size, self.ndim, "voxel_size"), _per_axis(translation, self.ndim, "translation"))
+
+    @classmethod
+    def from_index(cls, begin, end, voxel_size, translation) -> "Box":
+        """The world box of voxels [begin, end): from voxel begin's lower corner to voxel end's."""
+        size = tuple(float(s) for s in voxel_size)
+        corner = tuple(float(t) - s / 2 for t, s in zip(translation, size))
+        return cls(tuple(c + b * s for c, b, s in zip(corner, begin, size)), tuple(c + e * s for c, e, s in zip(corner, end, size)))
+
+    def __repr__(self) -> str:
+        return "Box({" + ", ".join(f"[{b:g}, {e:g})" for b, e in zip(self.begin, self.end)) + "})"
+
+
+_SNAP_MODES = {
+    "grow": (math.floor, math.ceil),
+    "shrink": (math.ceil, math.floor),
+    "closest": (round, round),
+}
+
+
+def as_box(value, ndim: int | None = None) -> Box:
+    """Accept a Box, anything with .begin/.end or .offset/.shape (a funlib Roi), or a (begin, end) pair."""
+    if isinstance(value, Box):
+        box = value
+    elif hasattr(value, "begin") and hasattr(value, "end"):
+        box = Box(tuple(value.begin), tuple(value.end))
+    elif hasattr(value, "offset") and hasattr(value, "shape"):
+        box = Box(tuple(value.offset), tuple(o + s for o, s in zip(value.offset, value.shape)))
+    else:
+        try:
+            begin, end = value
+            box = Box(tuple(begin), tuple(end))
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"box is {value!r}; expected a (begin, end) pair, a Box, or an object with begin/end or offset/shape") from error
+    if ndim is not None and box.ndim != ndim:
+        raise ValueError(f"box {box!r} has {box.ndim} axes; expected {ndim}")
+    return box

@@ -85,8 +85,6 @@ def _pick(node: Node, level: Any, names: tuple[str, ...]) -> str:
         if name in names:
             return name
         if node.format == "precomputed":
-            from .detect import _scale_of  # the s<N> rule for scales lives with detection
-
             key = scale_key_of(node, name)
             if key is not None:
                 return key
