@@ -5,16 +5,23 @@ half a voxel below it on the spatial axes.
 """
 
 from . import store, units
-from .array import metadata, open_tensorstore
+from .array import WorldArray, metadata, open, open_tensorstore
 from .context import capped_context, capped_context_spec, shared_context
 from .detect import Node, detect
-from .geometry import corner_to_centre, default_axes, index_range
+from .geometry import Box, corner_to_centre, default_axes, index_range
+from .levels import select_level
+from .retry import Retry
 from .meta import ArrayMeta, MetadataWarning
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "ArrayMeta",
+    "Box",
+    "Retry",
+    "WorldArray",
+    "open",
+    "select_level",
     "MetadataWarning",
     "Node",
     "capped_context",

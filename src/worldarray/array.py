@@ -1,82 +1,464 @@
-"""The public calls: what a path's documents say (``metadata``) and its voxels as a C-order, origin-0 tensorstore."""
+"""One WorldArray reads one level by voxel index or by world box; everything it knows is computed once, at open.
+
+``open`` chooses the level (Behaviour 3), places it (Conventions), converts it to the units asked
+for, and keeps the tensorstore; ``read_index`` clips, reads and pads (Behaviour 1); ``read`` maps
+a world box to voxels by their centres (Behaviour 2) and then reads them.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import math
 from typing import Any, Callable, Mapping
 
+import numpy as np
 import tensorstore as ts
 
 from . import store
 from .context import shared_context
-from .detect import Gathered, Node, source_of
-from .levels import resolve
-from .metadata import ArrayMeta, parse
+from .detect import source_of
+from .documents import Placement
+from .geometry import SNAP_TOLERANCE, Box, as_box, default_axes, spatial_indices
+from .levels import LEVEL_MODES, choose, resolve
+from .meta import ArrayMeta
+from .metadata import parse
+from .opening import open_array
+from .reading import check_padding, read_clipped
+from .retry import Retry
+from . import units as unit_table
 
-__all__ = ["metadata", "open_tensorstore"]
+__all__ = ["WorldArray", "open", "metadata", "open_tensorstore"]
 
-_N5_ARRAY_MEMBERS = ("dimensions", "blockSize", "dataType", "compression")
-
-
-def _zarr2_spec(node: Node) -> dict:
-    return {"driver": "zarr", "metadata": store.clean_zarr2_metadata(node.docs[".zarray"]), "assume_metadata": True}
-
-
-def _zarr3_spec(node: Node) -> dict:
-    document = {k: v for k, v in node.docs["zarr.json"].items() if k != "attributes"}
-    return {"driver": "zarr3", "metadata": document, "assume_metadata": True}
-
-
-def _n5_spec(node: Node) -> dict:
-    # tensorstore is given only the array members, so attributes it would reject do not stop the open
-    members = {k: v for k, v in node.docs["attributes.json"].items() if k in _N5_ARRAY_MEMBERS}
-    return {"driver": "n5", "metadata": members, "assume_metadata": True}
+ON_MISMATCH = ("error", "resample", "relabel", "keep")
+METHODS = ("nearest", "linear")
 
 
-def _precomputed_spec(node: Node) -> dict:
-    keys = [s.get("key") for s in node.docs["info"].get("scales") or []]
-    return {"driver": "neuroglancer_precomputed", "scale_index": keys.index(node.scale_key)}
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """The arguments of ``open`` other than path and context, checked once."""
+
+    level: Any = None
+    voxel_size: tuple[float, ...] | None = None
+    level_mode: str = "floor"
+    on_mismatch: str = "error"
+    padding: Any = 0
+    method: str = "nearest"
+    select: Mapping[str, int] | None = None
+    units: Any = "nanometer"
+    retries: Retry | None = None
+    metadata_conflicts: str = "error"
+    base_voxel_size: tuple[float, ...] | None = None
+    base_units: str | None = None
+    anchor: tuple[float, ...] | None = None
+    transform: Callable | None = None
+    strict_units: bool = True
+
+    def __post_init__(self):
+        _one_of("level_mode", self.level_mode, LEVEL_MODES)
+        _one_of("on_mismatch", self.on_mismatch, ON_MISMATCH)
+        _one_of("method", self.method, METHODS)
+        _one_of("metadata_conflicts", self.metadata_conflicts, ("error", "warn"))
+        for name in ("voxel_size", "base_voxel_size"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, _sizes(name, value))
+        if self.retries is not None and not isinstance(self.retries, Retry):
+            raise ValueError(f"retries is {self.retries!r}; expected a wa.Retry or None")
+        if self.transform is not None and not callable(self.transform):
+            raise ValueError(f"transform is {self.transform!r}; expected a callable or None")
+        if self.select is not None and not isinstance(self.select, Mapping):
+            raise ValueError(f"select is {self.select!r}; expected a dict of axis name to index")
 
 
-def _c_order(view: ts.TensorStore) -> ts.TensorStore:
-    return view
+def _one_of(name: str, value, allowed) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name} is {value!r}; expected one of {allowed}")
 
 
-def _reversed(view: ts.TensorStore) -> ts.TensorStore:
-    return view.T
+def _sizes(name: str, value) -> tuple[float, ...]:
+    values = (value,) if isinstance(value, (int, float)) else tuple(value)
+    if not values or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0 for v in values):
+        raise ValueError(f"{name} is {value!r}; expected finite sizes > 0")
+    return tuple(float(v) for v in values)
 
 
-def _precomputed_c_order(view: ts.TensorStore) -> ts.TensorStore:
-    view = view[ts.d["channel", "z", "y", "x"].transpose[:]]
-    if view.shape[0] == 1:
-        view = view[ts.d["channel"][0]]
-    return view
+def _space_unit(units) -> str | None:
+    return units if isinstance(units, str) else (units or {}).get("space")
 
 
-#: Per format: the tensorstore spec (without kvstore) built from the documents, and the view that makes it C order.
-_OPENERS: dict[str, tuple[Callable[[Node], dict], Callable[[ts.TensorStore], ts.TensorStore]]] = {
-    "zarr2": (_zarr2_spec, _c_order),
-    "zarr3": (_zarr3_spec, _c_order),
-    "n5": (_n5_spec, _reversed),
-    "precomputed": (_precomputed_spec, _precomputed_c_order),
-}
+def _convert(meta: ArrayMeta, units, strict: bool = True) -> ArrayMeta:
+    if units is None:
+        return meta
+    if isinstance(units, str):
+        return meta.in_units(space=units, strict=strict)
+    if isinstance(units, Mapping) and set(units) <= {"space", "time"}:
+        return meta.in_units(space=units.get("space"), time=units.get("time"), strict=strict)
+    raise ValueError(f"units is {units!r}; expected a unit name, a dict with 'space' and/or 'time', or None")
 
 
-def _open_array(found: Gathered, context: ts.Context | None) -> ts.TensorStore:
-    """Open an array node through its store's access ways; the result has C-order axes and origin 0."""
-    node = found.node
-    source_of(found)  # raises for a group
-    make_spec, view = _OPENERS[node.format]
-    spec = make_spec(node)
-    context = context if context is not None else shared_context()
+def _spatial_sizes(placement: Placement, units, rescale) -> tuple[float, ...]:
+    """A level's spatial voxel size in the requested units (a missing unit taken as nanometres)."""
+    axes = placement.axes or default_axes(len(placement.voxel_size))
+    target = _space_unit(units)
+    out = []
+    for k, i in enumerate(spatial_indices(axes)):
+        size = placement.voxel_size[i] * rescale[k]
+        unit = placement.units[i] or "nanometer"
+        out.append(size * unit_table.factor(unit, target) if target and unit_table.kind(unit) == "space" else size)
+    return tuple(out)
 
-    def attempt(way: store.Way) -> ts.TensorStore:
-        return ts.open({**spec, "kvstore": way.spec, "open": True}, context=context, read=True).result()
 
-    opened = store.with_fallback(node.path, attempt)
-    opened = view(opened)
-    # the origin reset lives here and nowhere else; bounds are made explicit so reads past them fail
-    return opened[ts.d[:].translate_to[0]][ts.d[:].mark_bounds_implicit[False]]
+def _same(a, b) -> bool:
+    return len(a) == len(b) and all(math.isclose(x, y, rel_tol=1e-6) for x, y in zip(a, b))
+
+
+class WorldArray:
+    """One level of a zarr v2, zarr v3, N5 or precomputed volume, read by voxel index or by world box.
+
+    Construct through ``wa.open(path, ...)`` or ``WorldArray(path, ...)`` with the same keywords.
+    Reads may run from several threads at once; a handle pickles by its arguments.
+    """
+
+    def __init__(self, path, *, context: ts.Context | None = None, **options):
+        self._open(store.normalize(path), Options(**options), context)
+
+    # ------------------------------------------------------------ opening
+
+    def _open(self, path: str, options: Options, context: ts.Context | None) -> None:
+        self._options, self._context = options, context
+        self.path = path
+        choice = choose(path, options.level, options.voxel_size, options.level_mode, self._sizer(options, None))
+        rescale = self._base_rescale(choice, options)
+        if options.voxel_size is not None and choice.group is not None and options.level is None:
+            # the level was chosen on unscaled sizes; choose again when a base voxel size rescales them
+            if rescale != (1.0,) * len(rescale):
+                choice = choose(path, None, options.voxel_size, options.level_mode, self._sizer(options, rescale))
+        meta = parse(source_of(choice.found), options.metadata_conflicts)
+        meta = self._rescaled(meta, rescale, options)
+        source = _convert(meta, options.units, options.strict_units)
+        self.meta, self.level_name, self.levels = meta, choice.name, choice.names
+        self.level_path = store.join(choice.found.node.path, choice.found.node.scale_key) if choice.found.node.scale_key else choice.found.node.path
+        self._store = open_array(choice.found, context if context is not None else shared_context())
+        self.source_voxel_size = tuple(source.voxel_size[i] for i in source.spatial)
+        self.source_translation = tuple(source.translation[i] for i in source.spatial)
+        grid = self._target(source, options)
+        self._store, grid = self._selected(self._store, grid, options.select)
+        self._set_grid(grid)
+        self.padding, self.method = options.padding, options.method
+        self.retries = options.retries
+        self._transform = options.transform
+
+    def _sizer(self, options: Options, rescale):
+        def sizes(placement: Placement) -> tuple[float, ...]:
+            n = len(spatial_indices(placement.axes or default_axes(len(placement.voxel_size))))
+            return _spatial_sizes(placement, options.units, rescale or (1.0,) * n)
+
+        return sizes
+
+    def _base_rescale(self, choice, options: Options) -> tuple[float, ...]:
+        """Per spatial axis, base_voxel_size over level 0's stored voxel size (1 without base_voxel_size)."""
+        first = choice.first_placement()
+        spatial = spatial_indices(first.axes or default_axes(len(first.voxel_size)))
+        if options.base_voxel_size is None:
+            return (1.0,) * len(spatial)
+        if len(options.base_voxel_size) != len(spatial):
+            raise ValueError(f"base_voxel_size is {options.base_voxel_size}; expected {len(spatial)} entries, one per spatial axis")
+        return tuple(b / first.voxel_size[i] for b, i in zip(options.base_voxel_size, spatial))
+
+    def _rescaled(self, meta: ArrayMeta, rescale, options: Options) -> ArrayMeta:
+        if options.base_voxel_size is None:
+            return meta
+        unit = options.base_units or _space_unit(options.units) or "nanometer"
+        sizes, shifts, names = list(meta.voxel_size), list(meta.translation), list(meta.units)
+        for k, i in enumerate(meta.spatial):
+            sizes[i], shifts[i], names[i] = sizes[i] * rescale[k], shifts[i] * rescale[k], unit
+        return dataclasses.replace(meta, voxel_size=tuple(sizes), translation=tuple(shifts), units=tuple(names))
+
+    def _target(self, grid: ArrayMeta, options: Options) -> ArrayMeta:
+        """Apply on_mismatch when no level has the voxel size asked for."""
+        target = options.voxel_size
+        self.resampled = False
+        if target is None:
+            return grid
+        spatial = grid.spatial
+        if len(target) == 1 and len(spatial) > 1:
+            target = target * len(spatial)
+        have = tuple(grid.voxel_size[i] for i in spatial)
+        if len(target) != len(spatial):
+            raise ValueError(f"voxel_size is {options.voxel_size}; expected {len(spatial)} entries, one per spatial axis {tuple(grid.axes[i] for i in spatial)}")
+        if _same(have, target) or options.on_mismatch == "keep":
+            return grid
+        if options.on_mismatch == "error" or options.level_mode == "exact":
+            raise ValueError(
+                f"{self.path}: no level has voxel size {target}; level {self.level_name} has {have}"
+                f" (on_mismatch='error'); the levels are {', '.join(self.levels)}; pass on_mismatch='keep', 'relabel' or 'resample'"
+            )
+        if options.on_mismatch == "resample":
+            raise NotImplementedError("on_mismatch='resample' is not implemented in this version; use 'keep' or 'relabel'")
+        sizes, shifts = list(grid.voxel_size), list(grid.translation)
+        for k, i in enumerate(spatial):  # relabel: voxel i stays voxel i, every world quantity scales
+            ratio = target[k] / sizes[i]
+            sizes[i], shifts[i] = target[k], shifts[i] * ratio
+        return dataclasses.replace(grid, voxel_size=tuple(sizes), translation=tuple(shifts))
+
+    def _selected(self, view: ts.TensorStore, grid: ArrayMeta, select):
+        """Pin non-spatial axes to one index each; pinned axes leave .ts and the grid."""
+        if not select:
+            return view, grid
+        pins = self._pins(grid, select)
+        for index, value in sorted(pins.items(), reverse=True):
+            view = view[ts.d[index][value]]
+            grid = grid.drop_axis(index)
+        return view, grid
+
+    def _pins(self, grid: ArrayMeta, select) -> dict[int, int]:
+        pins = {}
+        for name, value in select.items():
+            if name not in grid.axes:
+                raise ValueError(f"select names axis {name!r}, which does not exist; the axes are {grid.axes}")
+            index = grid.axes.index(name)
+            if index in grid.spatial:
+                raise ValueError(f"select names axis {name!r}, which is spatial; select pins non-spatial axes only")
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < grid.shape[index]:
+                raise ValueError(f"select {name!r} is {value!r}; expected an index in [0, {grid.shape[index]})")
+            pins[index] = int(value)
+        return pins
+
+    def _set_grid(self, grid: ArrayMeta) -> None:
+        self.grid = grid
+        self.shape = grid.shape
+        self.dtype = np.dtype(grid.dtype)
+        self.axes = grid.axes
+        self.spatial = grid.spatial
+        self.voxel_size = tuple(grid.voxel_size[i] for i in self.spatial)
+        self.translation = tuple(grid.translation[i] for i in self.spatial)
+        self.corner = tuple(t - s / 2 for t, s in zip(self.translation, self.voxel_size))
+        self.remote = store.is_remote(self.level_path)
+        # per-read constants: the centre rule's (translation, size) per axis, and the bytes per voxel
+        self._centres = tuple(zip(grid.translation, grid.voxel_size))
+        self._spatial_centres = tuple(self._centres[i] for i in self.spatial)
+        self._itemsize = self.dtype.itemsize
+
+    # ------------------------------------------------------------ properties
+
+    @property
+    def ts(self) -> ts.TensorStore:
+        """The tensorstore: C-order axes, origin 0, selected axes dropped."""
+        return self._store
+
+    @property
+    def box(self) -> Box:
+        """The array's extent on the spatial axes: [corner, corner + shape * voxel_size)."""
+        shape = [self.shape[i] for i in self.spatial]
+        return Box(self.corner, tuple(c + n * s for c, n, s in zip(self.corner, shape, self.voxel_size)))
+
+    @property
+    def padding(self):
+        """The default fill of read_index and read: a value the dtype holds, or "edge"."""
+        return self._padding
+
+    @padding.setter
+    def padding(self, value) -> None:
+        self._padding = check_padding(value, self.dtype)
+
+    @property
+    def method(self) -> str:
+        return self._method
+
+    @method.setter
+    def method(self, value: str) -> None:
+        _one_of("method", value, METHODS)
+        self._method = value
+
+    @property
+    def retries(self) -> Retry:
+        """The retry policy of data reads; settable, and overridden per read by ``retries=``."""
+        return self._retries
+
+    @retries.setter
+    def retries(self, value: Retry | None) -> None:
+        if value is not None and not isinstance(value, Retry):
+            raise ValueError(f"retries is {value!r}; expected a wa.Retry or None")
+        self._retries = value if value is not None else Retry()
+
+    # ------------------------------------------------------------ reading
+
+    def read_index(self, begin, end, padding=None, mask=False, retries=None, select=None, transform=None):
+        """Read voxels [begin, end) on every axis of .ts, padding what lies outside the data (Behaviour 1).
+
+        Returns an array of shape end - begin, C-contiguous in native byte order; with ``mask=True``
+        also a boolean array, True inside the data. A box wholly outside touches no storage (unless
+        padding is "edge"); a box wholly inside is tensorstore's own array, without a copy.
+        """
+        view, shape = self._store, self.shape
+        if select is not None:
+            view, shape, begin, end = self._pinned(select, begin, end)
+        if len(begin) != len(shape) or len(end) != len(shape):
+            raise ValueError(f"begin {tuple(begin)} and end {tuple(end)} must have {len(shape)} entries, one per axis {self.axes}")
+        transform = transform if transform is not None else self._transform
+        inside = True
+        for b, e, n in zip(begin, end, shape):
+            if b > e:
+                raise ValueError(f"begin {tuple(begin)} is after end {tuple(end)}")
+            if b < 0 or e > n:
+                inside = False
+        if inside:
+            data = self._fetch(view[tuple(map(slice, begin, end))], retries)
+            if transform is not None:
+                data = transform(data)
+            return (data, np.ones(data.shape, bool)) if mask else data
+        fill = self._padding if padding is None else check_padding(padding, self.dtype)
+        return read_clipped(view, shape, begin, end, fill, mask, transform, lambda v: self._fetch(v, retries))
+
+    def _fetch(self, view: ts.TensorStore, retries: Retry | None):
+        policy = retries or self._retries
+        timeout = policy.timeout or policy.attempt_timeout(math.prod(view.shape) * self._itemsize, self.remote)
+        return policy.run(view.read, timeout, self.level_path)
+
+    def _pinned(self, select, begin, end):
+        pins = self._pins(self.grid, select)
+        view, shape = self._store, list(self.shape)
+        for index in sorted(pins, reverse=True):
+            view = view[ts.d[index][pins[index]]]
+            del shape[index]
+        return view, tuple(shape), tuple(begin), tuple(end)
+
+    def index_box(self, box) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The voxels whose centres lie in a world box (Behaviour 2), on the axes the box covers."""
+        begin, end = _pair(box)
+        centres = self._spatial_centres if len(begin) == len(self.spatial) else self._centres
+        if len(begin) != len(centres):
+            raise ValueError(
+                f"box {box!r} has {len(begin)} axes; expected {len(self.spatial)} (spatial {tuple(self.axes[i] for i in self.spatial)}) or {len(self.axes)} (every axis)"
+            )
+        first, last = [], []
+        for b, e, (t, s) in zip(begin, end, centres):
+            if e < b:
+                raise ValueError(f"box begin {tuple(begin)} is after its end {tuple(end)}")
+            first.append(_ceil((b - t) / s))
+            last.append(_ceil((e - t) / s))
+        return tuple(first), tuple(last)
+
+    def read(self, box, voxel_size=None, padding=None, method=None, mask=False, retries=None, strict=False,
+             anchor=None, transform=None, post_transform=None, select=None):
+        """Read a world box: the voxels whose centres lie in it (Behaviour 2), padded past the data.
+
+        The box covers the spatial axes (other axes are read whole unless ``select`` pins them) or
+        every axis, each in its converted unit (Behaviour 9).
+        """
+        if voxel_size is not None and not _same(self._per_spatial(voxel_size), self.voxel_size):
+            raise NotImplementedError("read(voxel_size=) at another voxel size resamples, which this version does not do yet")
+        if method is not None:
+            _one_of("method", method, METHODS)
+        if strict:
+            self._check_aligned(box)
+        begin, end = self.index_box(box)
+        if len(begin) == len(self.spatial) < len(self.shape):
+            begin, end = self._whole(begin, end)
+        if post_transform is not None:
+            transform = _then(transform or self._transform, post_transform)
+        return self.read_index(begin, end, padding, mask, retries, select, transform) if select is None else self._read_selected(begin, end, padding, mask, retries, select, transform)
+
+    def _per_spatial(self, voxel_size) -> tuple[float, ...]:
+        sizes = _sizes("voxel_size", voxel_size)
+        return sizes * len(self.spatial) if len(sizes) == 1 else sizes
+
+    def _whole(self, begin, end):
+        first, last = [0] * len(self.shape), list(self.shape)
+        for k, i in enumerate(self.spatial):
+            first[i], last[i] = begin[k], end[k]
+        return tuple(first), tuple(last)
+
+    def _read_selected(self, begin, end, padding, mask, retries, select, transform):
+        pinned = {self.axes.index(name) for name in select if name in self.axes}
+        keep = [i for i in range(len(self.shape)) if i not in pinned]
+        return self.read_index([begin[i] for i in keep], [end[i] for i in keep], padding, mask, retries, select, transform)
+
+    def _check_aligned(self, box) -> None:
+        begin, end = _pair(box)
+        centres = self._spatial_centres if len(begin) == len(self.spatial) else self._centres
+        for value in (*zip(begin, centres), *zip(end, centres)):
+            edge, (t, s) = value
+            on_corner = abs(_snap((edge - t) / s + 0.5) - round((edge - t) / s + 0.5)) == 0
+            on_centre = abs(_snap((edge - t) / s) - round((edge - t) / s)) == 0
+            if not (on_corner or on_centre):
+                raise ValueError(f"box {box!r} edge {edge} lies on neither a voxel corner nor a voxel centre (strict=True)")
+
+    def chunks_covering(self, begin, end) -> list[tuple[int, ...]]:
+        """The chunk indices (on the read-chunk grid) that the voxel box [begin, end) touches, clipped to the array."""
+        ranges = []
+        for b, e, n, c in zip(begin, end, self.shape, self.grid.chunk_shape):
+            b, e = max(0, b), min(n, e)
+            ranges.append(range(b // c, -(-e // c)) if e > b else range(0))
+        return list(itertools.product(*ranges))
+
+    # ------------------------------------------------------------ copies
+
+    def reopen(self, context: ts.Context | None = None, **overrides) -> "WorldArray":
+        """The same array opened again, on another context or with other open arguments."""
+        options = dataclasses.replace(self._options, **overrides)
+        return _restore(type(self), self.path, options, context, self._extra_state())
+
+    def _extra_state(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in _OWN_STATE}
+
+    def __reduce__(self):
+        return _restore, (type(self), self.path, self._options, None, self._extra_state())
+
+    def __repr__(self) -> str:
+        axes = ", ".join(
+            f"{a}: {n}" + (f" x {self.grid.voxel_size[i]:g} {self.grid.units[i]}".rstrip() + f" @ {self.grid.translation[i]:g}" if i in self.spatial else "")
+            for i, (a, n) in enumerate(zip(self.axes, self.shape))
+        )
+        return f"{type(self).__name__}({self.level_path!r}, {self.meta.format} {self.dtype}, {{{axes}}}, placed_by={self.meta.placed_by!r})"
+
+
+def _restore(cls, path: str, options: Options, context, extra: dict):
+    obj = cls.__new__(cls)
+    obj.__dict__.update(extra)
+    WorldArray._open(obj, path, options, context)
+    return obj
+
+
+_OWN_STATE = frozenset({
+    "_options", "_context", "path", "meta", "level_name", "levels", "level_path", "_store", "source_voxel_size",
+    "source_translation", "resampled", "grid", "shape", "dtype", "axes", "spatial", "voxel_size", "translation",
+    "corner", "remote", "_centres", "_spatial_centres", "_itemsize", "_padding", "_method", "_retries", "_transform",
+})
+
+
+def _snap(value: float) -> float:
+    nearest = round(value)
+    return nearest if abs(value - nearest) <= SNAP_TOLERANCE else value
+
+
+def _ceil(value: float) -> int:
+    nearest = round(value)
+    return int(nearest) if abs(value - nearest) <= SNAP_TOLERANCE else math.ceil(value)
+
+
+def _pair(box):
+    if isinstance(box, tuple) and len(box) == 2 and not isinstance(box[0], (int, float)):
+        begin, end = box
+        if len(begin) == len(end):
+            return begin, end
+    box = as_box(box)
+    return box.begin, box.end
+
+
+def _then(first, second):
+    if first is None:
+        return second
+    return lambda data: second(first(data))
+
+
+def open(path, **options) -> WorldArray:  # noqa: A001 - the package's own name for it
+    """Open one level of a volume for reading in world coordinates; keywords as ``WorldArray``.
+
+    >>> vol = wa.open("memory://demo/volume.zarr", voxel_size=8)  # doctest: +SKIP
+    """
+    return WorldArray(path, **options)
 
 
 def open_tensorstore(path, level: Any = None, context: ts.Context | None = None) -> ts.TensorStore:
@@ -91,59 +473,21 @@ def open_tensorstore(path, level: Any = None, context: ts.Context | None = None)
         When nothing is at ``path``.
     ValueError
         For a group path without a level, or a level that does not exist.
-
-    >>> wa.open_tensorstore("memory://demo/volume.zarr", level="s0")  # doctest: +SKIP
     """
-    return _open_array(resolve(path, level), context)
+    return open_array(resolve(path, level), context)
 
 
-def _convert(meta: ArrayMeta, units, strict: bool = True) -> ArrayMeta:
-    if units is None:
-        return meta
-    if isinstance(units, str):
-        return meta.in_units(space=units, strict=strict)
-    if isinstance(units, Mapping) and set(units) <= {"space", "time"}:
-        return meta.in_units(space=units.get("space"), time=units.get("time"), strict=strict)
-    raise ValueError(f"units is {units!r}; expected a unit name, a dict with 'space' and/or 'time', or None")
+def metadata(path, level: Any = None, units: str | Mapping[str, str] | None = None, open: bool = True, *,
+             metadata_conflicts: str = "error", strict_units: bool = True, context: ts.Context | None = None) -> ArrayMeta:
+    """Return what the documents of the array ``path`` (and ``level``) say, in the store's units or in ``units``.
 
-
-def metadata(
-    path,
-    level: Any = None,
-    units: str | Mapping[str, str] | None = None,
-    open: bool = True,
-    *,
-    metadata_conflicts: str = "error",
-    strict_units: bool = True,
-    context: ts.Context | None = None,
-) -> ArrayMeta:
-    """Return what the documents of the array ``path`` (and ``level``) say: shape, axes, units, voxel size, translation.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        An array, a level under a multiscale group, or a group (then ``level`` names the level).
-    level : str, int or None
-        A level name, a position (0 or "first"), a precomputed scale key or an array path under the group.
-    units : str, dict or None
-        None keeps the store's units; "nanometer" converts the spatial axes; {"space": ..., "time": ...}
-        converts per axis kind.
-    open : bool
-        True also opens the array through tensorstore and takes shape and chunks from it; False reads
-        the documents alone.
-
-    Raises
-    ------
-    ValueError
-        On a malformed document (naming its URL, key and value) and on a voxel-size conflict between an OME
-        scale and the array's own voxel size unless ``metadata_conflicts="warn"``.
-
-    >>> wa.metadata("memory://demo/volume.zarr", level="s0").translation  # doctest: +SKIP
-    (2.0, 2.0, 2.0)
+    ``open=True`` also opens the array through tensorstore and takes shape and dtype from it;
+    ``open=False`` reads the documents alone. Raises ValueError on a malformed document (naming its
+    URL, key and value) and on a voxel-size conflict unless ``metadata_conflicts="warn"``.
     """
     found = resolve(path, level)
     meta = parse(source_of(found), metadata_conflicts=metadata_conflicts)
     if open:
-        opened = _open_array(found, context)
+        opened = open_array(found, context)
         meta = dataclasses.replace(meta, shape=tuple(int(n) for n in opened.shape), dtype=opened.dtype.numpy_dtype.name)
     return _convert(meta, units, strict_units)

@@ -12,9 +12,9 @@ from .documents import (Document, Facts, Placement, Rule, Source, axes_list, dty
                         numbers, strings, where)
 from .geometry import corner_to_centre, default_axes
 from .meta import ArrayMeta, MetadataWarning
-from .ome import dataset_path, multiscales_of, ome_placement
+from .ome import dataset_path, multiscales_of, ome_group_placement, ome_placement
 
-__all__ = ["ArrayMeta", "MetadataWarning", "Document", "Source", "Placement", "Rule", "RULES", "FACTS", "parse",
+__all__ = ["ArrayMeta", "MetadataWarning", "Document", "Source", "Placement", "Rule", "RULES", "FACTS", "parse", "level_placements",
            "multiscales_of"]
 
 
@@ -321,3 +321,31 @@ def parse(source: Source, metadata_conflicts: str = "error") -> ArrayMeta:
         fill_value=facts.fill_value,
         shard_shape=facts.shard_shape,
     )
+
+
+def level_placements(source: Source) -> list[tuple[str, Placement]] | None:
+    """Each listed level's placement from a group's own document, without opening a level; None when it lists none.
+
+    ``source.own`` is the group (its attributes; for precomputed, ``source.array`` is the info). OME
+    levels compose the dataset's transforms with the multiscale's; COSEM N5 levels read their
+    dataset transform; precomputed levels their scale.
+    """
+    if source.format == "precomputed":
+        found = []
+        for index, scale in enumerate(source.array.get("scales") or []):
+            level = Source("precomputed", source.path, source.array, source.array_url, source.own, (), index)
+            facts = _precomputed_facts(level)
+            found.append((str(scale.get("key")), _precomputed(level, facts, len(facts.shape))))
+        return found or None
+    for multiscale in multiscales_of(source.own.attrs) or []:
+        datasets = multiscale.get("datasets") if isinstance(multiscale, Mapping) else None
+        if datasets:
+            return [(dataset_path(d), _listed_placement(multiscale, d, source.own.url)) for d in datasets]
+    return None
+
+
+def _listed_placement(multiscale, dataset, url) -> Placement:
+    if isinstance(dataset.get("transform"), Mapping):  # COSEM N5: the dataset's own transform, C order
+        transform = dataset["transform"]
+        return _cosem_transform(transform, len(transform.get("scale") or ()), url)
+    return ome_group_placement(multiscale, dataset, url)

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 from .documents import Facts, Placement, Source, list_of, numbers, where
 from .meta import MetadataWarning, isclose
 
-__all__ = ["multiscales_of", "dataset_path", "find_dataset", "compose", "ome_placement"]
+__all__ = ["multiscales_of", "dataset_path", "find_dataset", "compose", "ome_placement", "ome_group_placement"]
 
 
 def multiscales_of(attrs: Mapping[str, Any]) -> list | None:
@@ -152,3 +152,25 @@ def _check_own_attributes(source, voxel, shift, units, conflicts):
                 MetadataWarning,
                 stacklevel=5,
             )
+
+
+def ome_group_placement(multiscale, dataset, url) -> Placement:
+    """One listed level's placement from the group document alone; the axes set the number of axes."""
+    if "coordinateSystems" in multiscale:
+        first = next((t for t in dataset.get("coordinateTransformations") or [] if t.get("type") == "scale"), None)
+        ndim = len(first.get("scale") or ()) if first else 0
+        found = _ome_intrinsic(multiscale, dataset, ndim)
+        if found is None:
+            raise ValueError(f"{url}: dataset {dataset_path(dataset)!r} has no scale this reader can use")
+        return found
+    axes = multiscale.get("axes")
+    if axes is not None:
+        ndim = len(list_of(axes, url, "multiscales[].axes", kind="axes"))
+    else:
+        scales = [t.get("scale") for t in dataset.get("coordinateTransformations") or [] if isinstance(t, Mapping) and t.get("type") == "scale"]
+        ndim = len(scales[0]) if scales else 0
+    names, units = _ome_axes(multiscale, ndim, url)
+    key = f"datasets[path={dataset_path(dataset)}].coordinateTransformations"
+    voxel, shift = compose(dataset.get("coordinateTransformations"), ndim, url, key)
+    voxel, shift = compose(multiscale.get("coordinateTransformations"), ndim, url, "multiscales[].coordinateTransformations", voxel, shift)
+    return Placement(voxel, shift, units, names)

@@ -1,0 +1,69 @@
+"""A read past the data is clipped to it, read, and padded with the fill, or with the nearest stored voxel under "edge"."""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+__all__ = ["check_padding", "read_clipped"]
+
+
+def check_padding(value, dtype: np.dtype):
+    """Return ``value`` when it is "edge" or a value ``dtype`` holds exactly; else raise ValueError naming both."""
+    if isinstance(value, str):
+        if value != "edge":
+            raise ValueError(f"padding is {value!r}; expected 'edge' or a value of dtype {dtype}")
+        return value
+    try:
+        cast = np.asarray(value).astype(dtype)
+        same = cast == value or (isinstance(value, float) and math.isnan(value) and np.isnan(cast))
+    except (TypeError, ValueError, OverflowError) as error:
+        raise ValueError(f"padding is {value!r}, which dtype {dtype} cannot hold") from error
+    if np.ndim(value) != 0 or not bool(same):
+        raise ValueError(f"padding is {value!r}, which dtype {dtype} cannot hold exactly")
+    return value
+
+
+def _output_dtype(dtype: np.dtype, transform) -> np.dtype:
+    """The dtype a transform makes of stored values, learnt from an empty array so nothing is read."""
+    return dtype if transform is None else np.asarray(transform(np.zeros((0,), dtype))).dtype
+
+
+def read_clipped(view, shape, begin, end, fill, mask: bool, transform, fetch: Callable):
+    """Read the part of [begin, end) inside ``shape`` through ``fetch`` and pad the rest (Behaviour 1)."""
+    out_shape = tuple(e - b for b, e in zip(begin, end))
+    low = [min(max(b, 0), n) for b, n in zip(begin, shape)]
+    high = [max(min(e, n), lo) for e, n, lo in zip(end, shape, low)]
+    inner = tuple(slice(lo - b, hi - b) for lo, hi, b in zip(low, high, begin))
+    if fill == "edge":
+        data = _edge(view, shape, begin, end, out_shape, transform, fetch)
+    elif any(hi <= lo for lo, hi in zip(low, high)):  # wholly outside: the fill, storage untouched
+        data = np.full(out_shape, fill, _output_dtype(view.dtype.numpy_dtype, transform))
+    else:
+        block = fetch(view[tuple(map(slice, low, high))])
+        if transform is not None:
+            block = np.asarray(transform(block))
+        data = np.full(out_shape, fill, block.dtype)
+        data[inner] = block
+    if not mask:
+        return data
+    valid = np.zeros(out_shape, bool)
+    valid[inner] = True
+    return data, valid
+
+
+def _edge(view, shape, begin, end, out_shape, transform, fetch):
+    """Each voxel outside takes the value of the nearest stored voxel."""
+    if 0 in out_shape:
+        return np.empty(out_shape, _output_dtype(view.dtype.numpy_dtype, transform))
+    if 0 in tuple(shape):
+        raise ValueError(f"padding 'edge' needs stored voxels, and the array's shape is {tuple(shape)}")
+    indices = [np.clip(np.arange(b, e), 0, n - 1) for b, e, n in zip(begin, end, shape)]
+    first = [int(i[0]) for i in indices]
+    last = [int(i[-1]) + 1 for i in indices]
+    block = fetch(view[tuple(map(slice, first, last))])
+    if transform is not None:
+        block = np.asarray(transform(block))
+    return np.ascontiguousarray(block[np.ix_(*(i - f for i, f in zip(indices, first)))])
