@@ -9,7 +9,9 @@ from .array import WorldArray, metadata, open, open_tensorstore
 from .context import capped_context, capped_context_spec, shared_context
 from .detect import Node, detect
 from .geometry import Box, corner_to_centre, default_axes, index_range
+from .keys import list_chunk_keys
 from .levels import select_level
+from .pyramid import Pyramid, open_pyramid
 from .retry import Retry
 from .meta import ArrayMeta, MetadataWarning
 
@@ -20,7 +22,10 @@ __all__ = [
     "Box",
     "Retry",
     "WorldArray",
+    "Pyramid",
+    "list_chunk_keys",
     "open",
+    "open_pyramid",
     "select_level",
     "MetadataWarning",
     "Node",

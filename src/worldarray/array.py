@@ -19,6 +19,7 @@ from . import store
 from .context import shared_context
 from .detect import source_of
 from .documents import Placement
+from .keys import chunk_indices
 from .geometry import SNAP_TOLERANCE, Box, as_box, default_axes, spatial_indices
 from .levels import LEVEL_MODES, choose, resolve
 from .meta import ArrayMeta
@@ -28,7 +29,7 @@ from .reading import check_padding, read_clipped
 from .retry import Retry
 from . import units as unit_table
 
-__all__ = ["WorldArray", "open", "metadata", "open_tensorstore"]
+__all__ = ["WorldArray", "open", "metadata", "open_tensorstore", "spatial_placement"]
 
 ON_MISMATCH = ("error", "resample", "relabel", "keep")
 METHODS = ("nearest", "linear")
@@ -87,7 +88,7 @@ def _space_unit(units) -> str | None:
     return units if isinstance(units, str) else (units or {}).get("space")
 
 
-def _convert(meta: ArrayMeta, units, strict: bool = True) -> ArrayMeta:
+def in_requested_units(meta: ArrayMeta, units, strict: bool = True) -> ArrayMeta:
     if units is None:
         return meta
     if isinstance(units, str):
@@ -97,16 +98,19 @@ def _convert(meta: ArrayMeta, units, strict: bool = True) -> ArrayMeta:
     raise ValueError(f"units is {units!r}; expected a unit name, a dict with 'space' and/or 'time', or None")
 
 
-def _spatial_sizes(placement: Placement, units, rescale) -> tuple[float, ...]:
-    """A level's spatial voxel size in the requested units (a missing unit taken as nanometres)."""
+def spatial_placement(placement: Placement, units, rescale=None) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """A level's spatial voxel size and translation in the requested units (a missing unit taken as nanometres)."""
     axes = placement.axes or default_axes(len(placement.voxel_size))
     target = _space_unit(units)
-    out = []
+    sizes, shifts = [], []
     for k, i in enumerate(spatial_indices(axes)):
-        size = placement.voxel_size[i] * rescale[k]
+        scale = rescale[k] if rescale else 1.0
         unit = placement.units[i] or "nanometer"
-        out.append(size * unit_table.factor(unit, target) if target and unit_table.kind(unit) == "space" else size)
-    return tuple(out)
+        if target and unit_table.kind(unit) == "space":
+            scale *= unit_table.factor(unit, target)
+        sizes.append(placement.voxel_size[i] * scale)
+        shifts.append(placement.translation[i] * scale)
+    return tuple(sizes), tuple(shifts)
 
 
 def _same(a, b) -> bool:
@@ -136,8 +140,9 @@ class WorldArray:
                 choice = choose(path, None, options.voxel_size, options.level_mode, self._sizer(options, rescale))
         meta = parse(source_of(choice.found), options.metadata_conflicts)
         meta = self._rescaled(meta, rescale, options)
-        source = _convert(meta, options.units, options.strict_units)
+        source = in_requested_units(meta, options.units, options.strict_units)
         self.meta, self.level_name, self.levels = meta, choice.name, choice.names
+        self._node, self._listed = choice.found.node, choice.listed
         self.level_path = store.join(choice.found.node.path, choice.found.node.scale_key) if choice.found.node.scale_key else choice.found.node.path
         self._store = open_array(choice.found, context if context is not None else shared_context())
         self.source_voxel_size = tuple(source.voxel_size[i] for i in source.spatial)
@@ -151,8 +156,7 @@ class WorldArray:
 
     def _sizer(self, options: Options, rescale):
         def sizes(placement: Placement) -> tuple[float, ...]:
-            n = len(spatial_indices(placement.axes or default_axes(len(placement.voxel_size))))
-            return _spatial_sizes(placement, options.units, rescale or (1.0,) * n)
+            return spatial_placement(placement, options.units, rescale)[0]
 
         return sizes
 
@@ -192,7 +196,7 @@ class WorldArray:
         if options.on_mismatch == "error" or options.level_mode == "exact":
             raise ValueError(
                 f"{self.path}: no level has voxel size {target}; level {self.level_name} has {have}"
-                f" (on_mismatch='error'); the levels are {', '.join(self.levels)}; pass on_mismatch='keep', 'relabel' or 'resample'"
+                f" (on_mismatch='error'); the levels are {self._level_listing(options)}; pass on_mismatch='keep', 'relabel' or 'resample'"
             )
         if options.on_mismatch == "resample":
             raise NotImplementedError("on_mismatch='resample' is not implemented in this version; use 'keep' or 'relabel'")
@@ -201,6 +205,11 @@ class WorldArray:
             ratio = target[k] / sizes[i]
             sizes[i], shifts[i] = target[k], shifts[i] * ratio
         return dataclasses.replace(grid, voxel_size=tuple(sizes), translation=tuple(shifts))
+
+    def _level_listing(self, options: Options) -> str:
+        if not self._listed:
+            return ", ".join(self.levels)
+        return ", ".join(f"{name} {spatial_placement(p, options.units)[0]}" for name, p in self._listed)
 
     def _selected(self, view: ts.TensorStore, grid: ArrayMeta, select):
         """Pin non-spatial axes to one index each; pinned axes leave .ts and the grid."""
@@ -393,6 +402,11 @@ class WorldArray:
             ranges.append(range(b // c, -(-e // c)) if e > b else range(0))
         return list(itertools.product(*ranges))
 
+    def list_chunks(self) -> list[tuple[int, ...]]:
+        """The chunk indices stored for this level, in C order over every stored axis, by listing its keys."""
+        node = self._node
+        return chunk_indices(self.meta.format, node.docs, node.path, self.meta.ndim, node.scale_key)
+
     # ------------------------------------------------------------ copies
 
     def reopen(self, context: ts.Context | None = None, **overrides) -> "WorldArray":
@@ -422,7 +436,7 @@ def _restore(cls, path: str, options: Options, context, extra: dict):
 
 
 _OWN_STATE = frozenset({
-    "_options", "_context", "path", "meta", "level_name", "levels", "level_path", "_store", "source_voxel_size",
+    "_node", "_listed", "_options", "_context", "path", "meta", "level_name", "levels", "level_path", "_store", "source_voxel_size",
     "source_translation", "resampled", "grid", "shape", "dtype", "axes", "spatial", "voxel_size", "translation",
     "corner", "remote", "_centres", "_spatial_centres", "_itemsize", "_padding", "_method", "_retries", "_transform",
 })
@@ -490,4 +504,4 @@ def metadata(path, level: Any = None, units: str | Mapping[str, str] | None = No
     if open:
         opened = open_array(found, context)
         meta = dataclasses.replace(meta, shape=tuple(int(n) for n in opened.shape), dtype=opened.dtype.numpy_dtype.name)
-    return _convert(meta, units, strict_units)
+    return in_requested_units(meta, units, strict_units)

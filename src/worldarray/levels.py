@@ -212,16 +212,16 @@ class Choice:
         return _as_placement(parse(source_of(first)))
 
 
-def _group_source(node: Node) -> Source:
+def group_source(node: Node) -> Source:
     url = store.url(node.path, "info" if node.format == "precomputed" else "attrs")
     return Source(node.format, node.path, node.docs.get("info", {}), url, Document(node.path, url, node.attrs))
 
 
-def _listed_by_parent(found: Gathered) -> tuple[tuple[str, Placement], ...] | None:
+def listed_by_parent(found: Gathered) -> tuple[tuple[str, Placement], ...] | None:
     """The levels an array's parent document lists, when it lists this array among them."""
     node = found.node
     if node.format == "precomputed":
-        return tuple(level_placements(_group_source(node)) or ())
+        return tuple(level_placements(group_source(node)) or ())
     if not found.ancestors:
         return None
     parent = found.ancestors[0]
@@ -237,7 +237,7 @@ def _as_placement(meta) -> Placement:
 
 def _placements_of(node: Node, found: Gathered, names) -> tuple[tuple[str, Placement], ...]:
     """Each level's placement from the group document, else by reading each level's documents."""
-    listed = level_placements(_group_source(node))
+    listed = level_placements(group_source(node))
     if listed:
         return tuple(listed)
     out = []
@@ -259,11 +259,11 @@ def choose(path, level: Any = None, voxel_size=None, level_mode: str = "floor", 
     if node.kind == "array":
         found = resolve(path, level, found)
         name = found.node.scale_key or store.basename(found.node.path)
-        listed = _listed_by_parent(found)
+        listed = listed_by_parent(found)
         names = tuple(n for n, _ in listed) if listed else (name,)
         return Choice(found, name, names, None, listed or None)
     names = level_names(node)
-    listed = level_placements(_group_source(node))
+    listed = level_placements(group_source(node))
     if level is None and voxel_size is not None and names:
         placements = listed or _placements_of(node, found, names)
         mode = "floor" if level_mode == "resample" else level_mode
