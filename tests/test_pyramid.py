@@ -1,0 +1,127 @@
+"""Pyramids: levels listed, placed from the group document, chosen; and chunk listing by key."""
+
+import shutil
+
+import pytest
+
+import worldarray as wa
+from conftest import BUILDERS, GROUP_BUILDERS
+
+
+def ome_pyramid(root, fmt="zarr3", levels=3, version="0.5"):
+    """An OME pyramid of (z, y, x) levels s0.. at 4 * 2**i nm, each corner at the origin."""
+    datasets = [{"path": f"s{i}", "coordinateTransformations": [
+        {"type": "scale", "scale": [4.0 * 2**i] * 3}, {"type": "translation", "translation": [2.0 * 2**i] * 3}]}
+        for i in range(levels)]
+    multiscale = {"axes": [{"name": n, "type": "space", "unit": "nanometer"} for n in "zyx"], "datasets": datasets}
+    attrs = {"ome": {"version": version, "multiscales": [multiscale]}} if version == "0.5" else {"multiscales": [{"version": version, **multiscale}]}
+    GROUP_BUILDERS[fmt](root, {"path": "pyr", "attrs": attrs})
+    for i in range(levels):
+        n = 16 // 2**i
+        BUILDERS[fmt](root, {"path": f"pyr/s{i}", "shape": [n, n, n], "chunks": [4, 4, 4], "dtype": "uint8"})
+    return root / "pyr"
+
+
+def test_a_pyramid_lists_its_levels_in_the_group_documents_order(tmp_path):
+    pyramid = wa.open_pyramid(ome_pyramid(tmp_path))
+    assert pyramid.names == ("s0", "s1", "s2")
+    assert len(pyramid) == 3
+
+
+def test_placements_come_from_the_group_document(tmp_path):
+    pyramid = wa.open_pyramid(ome_pyramid(tmp_path))
+    assert pyramid.placements() == [("s0", (4.0,) * 3, (2.0,) * 3), ("s1", (8.0,) * 3, (4.0,) * 3), ("s2", (16.0,) * 3, (8.0,) * 3)]
+    assert pyramid.voxel_sizes()[1] == (8.0,) * 3
+    assert pyramid.translations()[2] == (8.0,) * 3
+
+
+def test_a_pyramid_opened_by_a_level_path_places_every_level_while_one_array_is_missing(tmp_path):
+    group = ome_pyramid(tmp_path)
+    shutil.rmtree(group / "s2")
+    pyramid = wa.open_pyramid(group / "s0")
+    assert pyramid.path == str(group)
+    assert pyramid.voxel_sizes() == [(4.0,) * 3, (8.0,) * 3, (16.0,) * 3]
+    with pytest.raises(FileNotFoundError, match="level 's2' is listed but its array is missing"):
+        pyramid.level_meta("s2")
+
+
+def test_choosing_a_level_opens_no_other_level(tmp_path):
+    group = ome_pyramid(tmp_path)
+    (group / "s0" / "zarr.json").write_text("{broken")  # any read of s0's document would fail
+    pyramid = wa.open_pyramid(group)
+    chosen = pyramid.select(10.0)
+    assert (chosen.level_name, chosen.voxel_size) == ("s1", (8.0,) * 3)
+    assert wa.open(group, voxel_size=(16, 16, 16)).level_name == "s2"
+
+
+def test_metas_read_each_level_from_its_documents_in_the_pyramids_units(tmp_path):
+    metas = wa.open_pyramid(ome_pyramid(tmp_path), units="micrometer").metas()
+    assert [m.shape for m in metas] == [(16,) * 3, (8,) * 3, (4,) * 3]
+    assert metas[1].voxel_size == pytest.approx((0.008,) * 3)
+    assert metas[1].units == ("micrometer",) * 3
+
+
+def test_by_name_opens_a_level_once(tmp_path):
+    pyramid = wa.open_pyramid(ome_pyramid(tmp_path))
+    assert pyramid.by_name("s1") is pyramid.by_name("s1")
+    assert [level.level_name for level in pyramid.levels] == ["s0", "s1", "s2"]
+    with pytest.raises(ValueError, match="no level 's9'.*s0, s1, s2"):
+        pyramid.by_name("s9")
+
+
+def test_repr_names_the_path_and_every_level_with_its_voxel_size(tmp_path):
+    text = repr(wa.open_pyramid(ome_pyramid(tmp_path, levels=2)))
+    assert "pyr" in text and "s0 (4.0, 4.0, 4.0)" in text and "s1 (8.0, 8.0, 8.0)" in text
+
+
+def test_a_group_without_multiscales_is_placed_by_opening_its_levels(tmp_path):
+    for i in range(2):
+        BUILDERS["n5"](tmp_path, {"path": f"bare.n5/s{i}", "shape": [4, 4], "chunks": [2, 2], "dtype": "uint8",
+                                  "attrs": {"resolution": [3.0, 3.0], "downsamplingFactors": [2**i, 2**i], "units": ["nm", "nm"]}})
+    pyramid = wa.open_pyramid(tmp_path / "bare.n5")
+    assert pyramid.names == ("s0", "s1")
+    assert pyramid.voxel_sizes() == [(3.0, 3.0), (6.0, 6.0)]
+
+
+def test_an_array_no_group_lists_is_not_a_pyramid(tmp_path):
+    BUILDERS["zarr2"](tmp_path, {"path": "lone", "shape": [2, 2], "chunks": [2, 2], "dtype": "uint8"})
+    with pytest.raises(ValueError, match="no parent multiscales lists"):
+        wa.open_pyramid(tmp_path / "lone")
+
+
+# ---------------------------------------------------------------- chunks present
+
+
+@pytest.mark.parametrize("fmt,document", [("zarr2", {}), ("zarr2", {"dimension_separator": "/"}), ("zarr3", {}), ("n5", {})])
+def test_list_chunks_finds_the_stored_chunks_in_c_order(tmp_path, fmt, document):
+    BUILDERS[fmt](tmp_path, {"path": "a", "shape": [4, 6, 8], "chunks": [2, 3, 8], "dtype": "uint8", "document": document})
+    volume = wa.open(tmp_path / "a", units=None)
+    assert volume.list_chunks() == [(z, y, 0) for z in range(2) for y in range(2)]
+
+
+def test_list_chunks_skips_chunks_that_were_never_written(tmp_path):
+    BUILDERS["zarr3"](tmp_path, {"path": "a", "shape": [4, 4], "chunks": [2, 2], "dtype": "uint8"})
+    for chunk in ("c/0/1", "c/1/0"):
+        (tmp_path / "a" / chunk).unlink()
+    assert wa.open(tmp_path / "a", units=None).list_chunks() == [(0, 0), (1, 1)]
+
+
+def test_list_chunks_on_precomputed_names_voxel_ranges_with_the_offset(tmp_path):
+    scale = {"key": "s", "size": [8, 4, 2], "resolution": [4, 4, 4], "voxel_offset": [10, 20, 30], "chunk_sizes": [[4, 4, 2]], "encoding": "raw"}
+    BUILDERS["precomputed"](tmp_path, {"path": "img", "info": {"type": "image", "data_type": "uint8", "num_channels": 1, "scales": [scale]}})
+    assert wa.open(tmp_path / "img", level=0, units=None).list_chunks() == [(0, 0, 0), (0, 0, 1)]
+
+
+@pytest.mark.parametrize("separator,names", [(".", ["0.0", "0.1", "1.0", ".zarray"]), ("/", ["c/0/0", "c/1/1", "zarr.json"])])
+def test_list_chunk_keys_needs_no_metadata_document(tmp_path, separator, names):
+    for name in names:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(b"x")
+    expected = sorted(tuple(int(p) for p in n.removeprefix("c/").split(separator)) for n in names if n[-1].isdigit())
+    assert wa.list_chunk_keys(tmp_path, separator=separator) == expected
+    assert wa.list_chunk_keys(tmp_path, separator=separator, ndim=3) == []
+
+
+def test_list_chunk_keys_agrees_with_list_chunks(tmp_path):
+    BUILDERS["zarr2"](tmp_path, {"path": "a", "shape": [4, 4], "chunks": [2, 2], "dtype": "uint8"})
+    assert wa.list_chunk_keys(tmp_path / "a") == wa.open(tmp_path / "a", units=None).list_chunks()
