@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+from math import ceil
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -20,7 +21,7 @@ from .context import shared_context
 from .detect import source_of
 from .documents import Placement
 from .keys import chunk_indices
-from .geometry import SNAP_TOLERANCE, Box, as_box, default_axes, spatial_indices
+from .geometry import SNAP_TOLERANCE, Box, as_box, default_axes, snap_integral, spatial_indices
 from .levels import LEVEL_MODES, choose, resolve
 from .meta import ArrayMeta
 from .metadata import parse
@@ -32,6 +33,7 @@ from . import units as unit_table
 __all__ = ["WorldArray", "open", "metadata", "open_tensorstore", "spatial_placement"]
 
 ON_MISMATCH = ("error", "resample", "relabel", "keep")
+_FLOOR_TIMEOUT = 5.0  # Behaviour 6's shortest attempt: every read below the bytes it takes to exceed it waits this
 METHODS = ("nearest", "linear")
 
 
@@ -98,14 +100,17 @@ def in_requested_units(meta: ArrayMeta, units, strict: bool = True) -> ArrayMeta
     raise ValueError(f"units is {units!r}; expected a unit name, a dict with 'space' and/or 'time', or None")
 
 
-def spatial_placement(placement: Placement, units, rescale=None) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    """A level's spatial voxel size and translation in the requested units (a missing unit taken as nanometres)."""
+def spatial_placement(placement: Placement, units, rescale=None, base_unit=None) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """A level's spatial voxel size and translation in the requested units (a missing unit taken as nanometres).
+
+    ``rescale`` multiplies the stored spatial sizes (base_voxel_size over level 0's), which are then in ``base_unit``.
+    """
     axes = placement.axes or default_axes(len(placement.voxel_size))
     target = _space_unit(units)
     sizes, shifts = [], []
     for k, i in enumerate(spatial_indices(axes)):
         scale = rescale[k] if rescale else 1.0
-        unit = placement.units[i] or "nanometer"
+        unit = (base_unit if rescale else None) or placement.units[i] or "nanometer"
         if target and unit_table.kind(unit) == "space":
             scale *= unit_table.factor(unit, target)
         sizes.append(placement.voxel_size[i] * scale)
@@ -155,8 +160,10 @@ class WorldArray:
         self._transform = options.transform
 
     def _sizer(self, options: Options, rescale):
+        base_unit = options.base_units or _space_unit(options.units) or "nanometer"
+
         def sizes(placement: Placement) -> tuple[float, ...]:
-            return spatial_placement(placement, options.units, rescale)[0]
+            return spatial_placement(placement, options.units, rescale, base_unit)[0]
 
         return sizes
 
@@ -244,6 +251,7 @@ class WorldArray:
         self.translation = tuple(grid.translation[i] for i in self.spatial)
         self.corner = tuple(t - s / 2 for t, s in zip(self.translation, self.voxel_size))
         self.remote = store.is_remote(self.level_path)
+        self._floor_bytes = (16 if self.remote else 256) * _FLOOR_TIMEOUT * (1 << 20)
         # per-read constants: the centre rule's (translation, size) per axis, and the bytes per voxel
         self._centres = tuple(zip(grid.translation, grid.voxel_size))
         self._spatial_centres = tuple(self._centres[i] for i in self.spatial)
@@ -305,25 +313,43 @@ class WorldArray:
             view, shape, begin, end = self._pinned(select, begin, end)
         if len(begin) != len(shape) or len(end) != len(shape):
             raise ValueError(f"begin {tuple(begin)} and end {tuple(end)} must have {len(shape)} entries, one per axis {self.axes}")
-        transform = transform if transform is not None else self._transform
-        inside = True
-        for b, e, n in zip(begin, end, shape):
+        for b, e in zip(begin, end):
             if b > e:
                 raise ValueError(f"begin {tuple(begin)} is after end {tuple(end)}")
+        return self._read_voxels(view, shape, begin, end, padding, mask, retries, transform)
+
+    def _read_voxels(self, view, shape, begin, end, padding, mask, retries, transform):
+        """read_index after its checks: the one path every read takes."""
+        if transform is None:
+            transform = self._transform
+        count = self._itemsize
+        inside = True
+        for b, e, n in zip(begin, end, shape):
             if b < 0 or e > n:
                 inside = False
+                break
+            count *= e - b
         if inside:
-            data = self._fetch(view[tuple(map(slice, begin, end))], retries)
+            data = self._fetch(view[tuple(map(slice, begin, end))], count, retries)
             if transform is not None:
                 data = transform(data)
             return (data, np.ones(data.shape, bool)) if mask else data
         fill = self._padding if padding is None else check_padding(padding, self.dtype)
-        return read_clipped(view, shape, begin, end, fill, mask, transform, lambda v: self._fetch(v, retries))
 
-    def _fetch(self, view: ts.TensorStore, retries: Retry | None):
+        def fetch(part):
+            return self._fetch(part, math.prod(part.shape) * self._itemsize, retries)
+
+        return read_clipped(view, shape, begin, end, fill, mask, transform, fetch)
+
+    def _fetch(self, view: ts.TensorStore, nbytes: int, retries: Retry | None):
+        """Read a view under the retry policy; attempt 1 runs inline, the policy takes over only after a failure."""
         policy = retries or self._retries
-        timeout = policy.timeout or policy.attempt_timeout(math.prod(view.shape) * self._itemsize, self.remote)
-        return policy.run(view.read, timeout, self.level_path)
+        timeout = policy.timeout or (_FLOOR_TIMEOUT if nbytes <= self._floor_bytes else policy.attempt_timeout(nbytes, self.remote))
+        future = view.read()
+        try:
+            return future.result(timeout=timeout)
+        except Exception as error:
+            return policy.recover(error, future, view.read, timeout, self.level_path)
 
     def _pinned(self, select, begin, end):
         pins = self._pins(self.grid, select)
@@ -345,8 +371,8 @@ class WorldArray:
         for b, e, (t, s) in zip(begin, end, centres):
             if e < b:
                 raise ValueError(f"box begin {tuple(begin)} is after its end {tuple(end)}")
-            first.append(_ceil((b - t) / s))
-            last.append(_ceil((e - t) / s))
+            first.append(ceil((b - t) / s - SNAP_TOLERANCE))  # geometry.ceil_snapped, inlined on the read path
+            last.append(ceil((e - t) / s - SNAP_TOLERANCE))
         return tuple(first), tuple(last)
 
     def read(self, box, voxel_size=None, padding=None, method=None, mask=False, retries=None, strict=False,
@@ -367,7 +393,9 @@ class WorldArray:
             begin, end = self._whole(begin, end)
         if post_transform is not None:
             transform = _then(transform or self._transform, post_transform)
-        return self.read_index(begin, end, padding, mask, retries, select, transform) if select is None else self._read_selected(begin, end, padding, mask, retries, select, transform)
+        if select is not None:
+            return self._read_selected(begin, end, padding, mask, retries, select, transform)
+        return self._read_voxels(self._store, self.shape, begin, end, padding, mask, retries, transform)
 
     def _per_spatial(self, voxel_size) -> tuple[float, ...]:
         sizes = _sizes("voxel_size", voxel_size)
@@ -389,8 +417,9 @@ class WorldArray:
         centres = self._spatial_centres if len(begin) == len(self.spatial) else self._centres
         for value in (*zip(begin, centres), *zip(end, centres)):
             edge, (t, s) = value
-            on_corner = abs(_snap((edge - t) / s + 0.5) - round((edge - t) / s + 0.5)) == 0
-            on_centre = abs(_snap((edge - t) / s) - round((edge - t) / s)) == 0
+            quotient = (edge - t) / s
+            on_corner = snap_integral(quotient + 0.5).is_integer()
+            on_centre = snap_integral(quotient).is_integer()
             if not (on_corner or on_centre):
                 raise ValueError(f"box {box!r} edge {edge} lies on neither a voxel corner nor a voxel centre (strict=True)")
 
@@ -411,14 +440,18 @@ class WorldArray:
 
     def reopen(self, context: ts.Context | None = None, **overrides) -> "WorldArray":
         """The same array opened again, on another context or with other open arguments."""
-        options = dataclasses.replace(self._options, **overrides)
+        options = dataclasses.replace(self._current_options(), **overrides)
         return _restore(type(self), self.path, options, context, self._extra_state())
 
     def _extra_state(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k not in _OWN_STATE}
 
+    def _current_options(self) -> Options:
+        """The open arguments with the settable defaults as they are now."""
+        return dataclasses.replace(self._options, padding=self._padding, method=self._method, retries=self._retries)
+
     def __reduce__(self):
-        return _restore, (type(self), self.path, self._options, None, self._extra_state())
+        return _restore, (type(self), self.path, self._current_options(), None, self._extra_state())
 
     def __repr__(self) -> str:
         axes = ", ".join(
@@ -438,22 +471,12 @@ def _restore(cls, path: str, options: Options, context, extra: dict):
 _OWN_STATE = frozenset({
     "_node", "_listed", "_options", "_context", "path", "meta", "level_name", "levels", "level_path", "_store", "source_voxel_size",
     "source_translation", "resampled", "grid", "shape", "dtype", "axes", "spatial", "voxel_size", "translation",
-    "corner", "remote", "_centres", "_spatial_centres", "_itemsize", "_padding", "_method", "_retries", "_transform",
+    "corner", "remote", "_floor_bytes", "_centres", "_spatial_centres", "_itemsize", "_padding", "_method", "_retries", "_transform",
 })
 
 
-def _snap(value: float) -> float:
-    nearest = round(value)
-    return nearest if abs(value - nearest) <= SNAP_TOLERANCE else value
-
-
-def _ceil(value: float) -> int:
-    nearest = round(value)
-    return int(nearest) if abs(value - nearest) <= SNAP_TOLERANCE else math.ceil(value)
-
-
 def _pair(box):
-    if isinstance(box, tuple) and len(box) == 2 and not isinstance(box[0], (int, float)):
+    if type(box) is tuple and len(box) == 2 and not isinstance(box[0], (int, float)):
         begin, end = box
         if len(begin) == len(end):
             return begin, end

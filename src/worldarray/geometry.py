@@ -19,6 +19,7 @@ __all__ = [
     "corner_to_centre",
     "centre_to_corner",
     "index_range",
+    "ceil_snapped",
     "Box",
     "as_box",
 ]
@@ -65,6 +66,11 @@ def snap_integral(value: float, tolerance: float = SNAP_TOLERANCE) -> float:
     """Return the nearest whole number when ``value`` is within ``tolerance`` of it, else ``value``."""
     nearest = round(value)
     return float(nearest) if abs(value - nearest) <= tolerance else value
+
+
+def ceil_snapped(quotient: float) -> int:
+    """ceil(q) after snapping q to a whole number within 1e-6 of it: the same as ceil(q - 1e-6)."""
+    return math.ceil(quotient - SNAP_TOLERANCE)
 
 
 def _shifted(values, voxel_size, axes, sign):
@@ -118,8 +124,8 @@ def index_range(begin, end, voxel_size, translation) -> tuple[tuple[int, ...], t
     for b, e, s, t in zip(*lists):
         if not (s > 0 and math.isfinite(s)):
             raise ValueError(f"voxel_size {lists[2]} holds {s}; expected finite sizes > 0")
-        first.append(math.ceil(snap_integral((b - t) / s)))
-        last.append(math.ceil(snap_integral((e - t) / s)))
+        first.append(ceil_snapped((b - t) / s))
+        last.append(ceil_snapped((e - t) / s))
     return tuple(first), tuple(last)
 
 

@@ -73,21 +73,30 @@ class Retry:
 
         ``timeout`` is attempt 1's wait (see ``attempt_timeout``).
         """
+        future = start()
+        try:
+            return future.result(timeout=timeout)
+        except Exception as error:
+            return self.recover(error, future, start, timeout, what)
+
+    def recover(self, error: Exception, future, start: Callable[[], Any], timeout: float, what: str = "read") -> Any:
+        """Go on after attempt 1 failed with ``error``: cancel it if late, raise it unless transient, else retry."""
         attempt = 1
         while True:
+            if isinstance(error, TimeoutError):
+                future.cancel()
+            if not is_transient(error):
+                raise error
+            if attempt >= self.max_attempts:
+                raise _exhausted(error, what, attempt) from error
+            logger.warning("%s: attempt %d of %d failed (%s); retrying", what, attempt, self.max_attempts, error)
+            attempt += 1
+            time.sleep(self.sleep_before(attempt))
             future = start()
             try:
                 return future.result(timeout=timeout * attempt)
-            except Exception as error:
-                if isinstance(error, TimeoutError):
-                    future.cancel()
-                if not is_transient(error):
-                    raise
-                if attempt >= self.max_attempts:
-                    raise _exhausted(error, what, attempt) from error
-                logger.warning("%s: attempt %d of %d failed (%s); retrying", what, attempt, self.max_attempts, error)
-            attempt += 1
-            time.sleep(self.sleep_before(attempt))
+            except Exception as failure:
+                error = failure
 
 
 def _exhausted(error: BaseException, what: str, attempts: int) -> BaseException:
