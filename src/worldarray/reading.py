@@ -17,7 +17,8 @@ def check_padding(value, dtype: np.dtype):
             raise ValueError(f"padding is {value!r}; expected 'edge' or a value of dtype {dtype}")
         return value
     try:
-        cast = np.asarray(value).astype(dtype)
+        with np.errstate(invalid="ignore", over="ignore"):
+            cast = np.asarray(value).astype(dtype)
         same = cast == value or (isinstance(value, float) and math.isnan(value) and np.isnan(cast))
     except (TypeError, ValueError, OverflowError) as error:
         raise ValueError(f"padding is {value!r}, which dtype {dtype} cannot hold") from error

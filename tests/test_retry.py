@@ -1,0 +1,86 @@
+"""Behaviour 6 and 7: retries of data reads with their timeouts and sleeps, and the shared context."""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+
+import worldarray as wa
+
+
+@pytest.mark.parametrize("nbytes,remote,seconds", [
+    (0, True, 5), (160 << 20, True, 10), (4000 << 20, True, 120),
+    (0, False, 5), (2560 << 20, False, 10), (16000 << 20, False, 30),
+])
+def test_attempt_timeout_is_size_over_a_rate_clamped_by_locality(nbytes, remote, seconds):
+    assert wa.Retry().attempt_timeout(nbytes, remote) == pytest.approx(seconds)
+    assert wa.Retry(timeout=2.5).attempt_timeout(nbytes, remote) == 2.5
+
+
+def run_fakes(outcomes, policy, monkeypatch, timeout=3.0):
+    """Retry.run over fake futures with these outcomes (a value, or an error to raise); no real sleeping."""
+    log, queue = [], list(enumerate(outcomes, 1))
+    monkeypatch.setattr(wa.retry, "time", types.SimpleNamespace(sleep=lambda s: log.append(("sleep", s))))
+
+    def start():
+        n, outcome = queue.pop(0)
+        log.append(("start", n))
+
+        def result(timeout):
+            log.append(("wait", n, timeout))
+            if isinstance(outcome, BaseException):
+                raise outcome
+            return outcome
+
+        return types.SimpleNamespace(result=result, cancel=lambda: log.append(("cancel", n)))
+
+    try:
+        return policy.run(start, timeout, "test read"), log
+    except Exception as error:  # noqa: BLE001 - the caller asserts on it
+        return error, log
+
+
+def test_attempt_k_waits_timeout_times_k_and_a_timed_out_future_is_cancelled_first(monkeypatch):
+    got, log = run_fakes([TimeoutError(), TimeoutError(), 42], wa.Retry(base_delay=0), monkeypatch)
+    assert got == 42
+    assert [e[2] for e in log if e[0] == "wait"] == [3.0, 6.0, 9.0]
+    for n in (1, 2):
+        assert log.index(("cancel", n)) < log.index(("start", n + 1))
+
+
+def test_the_sleep_between_attempts_grows_by_1_3_plus_up_to_a_second(monkeypatch):
+    _, log = run_fakes([TimeoutError()] * 4, wa.Retry(max_attempts=4, base_delay=2.0), monkeypatch)
+    sleeps = [e[1] for e in log if e[0] == "sleep"]
+    assert len(sleeps) == 3 and all(2.0 * 1.3**k <= s <= 2.0 * 1.3**k + 1 for k, s in enumerate(sleeps))
+
+
+@pytest.mark.parametrize("error", [
+    TimeoutError(), ValueError("UNAVAILABLE: connection reset"), ValueError("DEADLINE_EXCEEDED: slow"),
+    ValueError("RESOURCE_EXHAUSTED: quota"), ValueError("OUT_OF_RANGE: HTTP response code: 503 with body: x"),
+    ValueError("FAILED_PRECONDITION: HTTP response code: 429"),
+])
+def test_transient_errors_are_retried(monkeypatch, error):
+    assert wa.retry.is_transient(error)
+    got, log = run_fakes([error, "ok"], wa.Retry(base_delay=0), monkeypatch)
+    assert got == "ok" and log.count(("start", 2)) == 1
+
+
+@pytest.mark.parametrize("error", [
+    ValueError("NOT_FOUND: no such key"), ValueError("INVALID_ARGUMENT: bad spec"), ValueError("FAILED_PRECONDITION: HTTP response code: 404"),
+    KeyError("x"), OSError("disk"),
+])
+def test_other_errors_are_raised_at_once(monkeypatch, error):
+    assert not wa.retry.is_transient(error)
+    got, log = run_fakes([error, "ok"], wa.Retry(base_delay=0), monkeypatch)
+    assert got is error and ("start", 2) not in log
+
+
+def test_at_most_max_attempts_are_made(monkeypatch):
+    got, log = run_fakes([TimeoutError()] * 5, wa.Retry(max_attempts=3, base_delay=0), monkeypatch)
+    assert isinstance(got, TimeoutError) and [e for e in log if e[0] == "start"] == [("start", 1), ("start", 2), ("start", 3)]
+
+
+def test_shared_context_is_one_object_per_budget():
+    assert wa.shared_context() is wa.shared_context(0)
+    assert wa.shared_context(1 << 20) is wa.shared_context(1 << 20) is not wa.shared_context(0)
