@@ -11,116 +11,29 @@ import dataclasses
 import itertools
 import math
 from math import ceil
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 import tensorstore as ts
 
 from . import store
 from .context import shared_context
+from .options import (METHODS, Options, in_requested_units, one_of, positive_sizes, same_sizes, space_unit,
+                      spatial_placement)
 from .detect import source_of
 from .documents import Placement
 from .keys import chunk_indices
 from .geometry import SNAP_TOLERANCE, Box, as_box, default_axes, snap_integral, spatial_indices
-from .levels import LEVEL_MODES, choose, resolve
+from .levels import choose, resolve
 from .meta import ArrayMeta
 from .metadata import parse
 from .opening import open_array
 from .reading import check_padding, read_clipped
 from .retry import Retry
-from . import units as unit_table
 
-__all__ = ["WorldArray", "open", "metadata", "open_tensorstore", "spatial_placement"]
+__all__ = ["WorldArray", "open", "metadata", "open_tensorstore"]
 
-ON_MISMATCH = ("error", "resample", "relabel", "keep")
 _FLOOR_TIMEOUT = 5.0  # Behaviour 6's shortest attempt: every read below the bytes it takes to exceed it waits this
-METHODS = ("nearest", "linear")
-
-
-@dataclasses.dataclass(frozen=True)
-class Options:
-    """The arguments of ``open`` other than path and context, checked once."""
-
-    level: Any = None
-    voxel_size: tuple[float, ...] | None = None
-    level_mode: str = "floor"
-    on_mismatch: str = "error"
-    padding: Any = 0
-    method: str = "nearest"
-    select: Mapping[str, int] | None = None
-    units: Any = "nanometer"
-    retries: Retry | None = None
-    metadata_conflicts: str = "error"
-    base_voxel_size: tuple[float, ...] | None = None
-    base_units: str | None = None
-    anchor: tuple[float, ...] | None = None
-    transform: Callable | None = None
-    strict_units: bool = True
-
-    def __post_init__(self):
-        _one_of("level_mode", self.level_mode, LEVEL_MODES)
-        _one_of("on_mismatch", self.on_mismatch, ON_MISMATCH)
-        _one_of("method", self.method, METHODS)
-        _one_of("metadata_conflicts", self.metadata_conflicts, ("error", "warn"))
-        for name in ("voxel_size", "base_voxel_size"):
-            value = getattr(self, name)
-            if value is not None:
-                object.__setattr__(self, name, _sizes(name, value))
-        if self.retries is not None and not isinstance(self.retries, Retry):
-            raise ValueError(f"retries is {self.retries!r}; expected a wa.Retry or None")
-        if self.transform is not None and not callable(self.transform):
-            raise ValueError(f"transform is {self.transform!r}; expected a callable or None")
-        if self.select is not None and not isinstance(self.select, Mapping):
-            raise ValueError(f"select is {self.select!r}; expected a dict of axis name to index")
-
-
-def _one_of(name: str, value, allowed) -> None:
-    if value not in allowed:
-        raise ValueError(f"{name} is {value!r}; expected one of {allowed}")
-
-
-def _sizes(name: str, value) -> tuple[float, ...]:
-    values = (value,) if isinstance(value, (int, float)) else tuple(value)
-    if not values or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0 for v in values):
-        raise ValueError(f"{name} is {value!r}; expected finite sizes > 0")
-    return tuple(float(v) for v in values)
-
-
-def _space_unit(units) -> str | None:
-    return units if isinstance(units, str) else (units or {}).get("space")
-
-
-def in_requested_units(meta: ArrayMeta, units, strict: bool = True) -> ArrayMeta:
-    if units is None:
-        return meta
-    if isinstance(units, str):
-        return meta.in_units(space=units, strict=strict)
-    if isinstance(units, Mapping) and set(units) <= {"space", "time"}:
-        return meta.in_units(space=units.get("space"), time=units.get("time"), strict=strict)
-    raise ValueError(f"units is {units!r}; expected a unit name, a dict with 'space' and/or 'time', or None")
-
-
-def spatial_placement(placement: Placement, units, rescale=None, base_unit=None) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    """A level's spatial voxel size and translation in the requested units (a missing unit taken as nanometres).
-
-    ``rescale`` multiplies the stored spatial sizes (base_voxel_size over level 0's), which are then in ``base_unit``.
-    """
-    axes = placement.axes or default_axes(len(placement.voxel_size))
-    target = _space_unit(units)
-    sizes, shifts = [], []
-    for k, i in enumerate(spatial_indices(axes)):
-        scale = rescale[k] if rescale else 1.0
-        unit = (base_unit if rescale else None) or placement.units[i] or "nanometer"
-        if target and unit_table.kind(unit) == "space":
-            scale *= unit_table.factor(unit, target)
-        sizes.append(placement.voxel_size[i] * scale)
-        shifts.append(placement.translation[i] * scale)
-    return tuple(sizes), tuple(shifts)
-
-
-def _same(a, b) -> bool:
-    return len(a) == len(b) and all(math.isclose(x, y, rel_tol=1e-6) for x, y in zip(a, b))
-
 
 class WorldArray:
     """One level of a zarr v2, zarr v3, N5 or precomputed volume, read by voxel index or by world box.
@@ -160,7 +73,7 @@ class WorldArray:
         self._transform = options.transform
 
     def _sizer(self, options: Options, rescale):
-        base_unit = options.base_units or _space_unit(options.units) or "nanometer"
+        base_unit = options.base_units or space_unit(options.units) or "nanometer"
 
         def sizes(placement: Placement) -> tuple[float, ...]:
             return spatial_placement(placement, options.units, rescale, base_unit)[0]
@@ -180,7 +93,7 @@ class WorldArray:
     def _rescaled(self, meta: ArrayMeta, rescale, options: Options) -> ArrayMeta:
         if options.base_voxel_size is None:
             return meta
-        unit = options.base_units or _space_unit(options.units) or "nanometer"
+        unit = options.base_units or space_unit(options.units) or "nanometer"
         sizes, shifts, names = list(meta.voxel_size), list(meta.translation), list(meta.units)
         for k, i in enumerate(meta.spatial):
             sizes[i], shifts[i], names[i] = sizes[i] * rescale[k], shifts[i] * rescale[k], unit
@@ -198,7 +111,7 @@ class WorldArray:
         have = tuple(grid.voxel_size[i] for i in spatial)
         if len(target) != len(spatial):
             raise ValueError(f"voxel_size is {options.voxel_size}; expected {len(spatial)} entries, one per spatial axis {tuple(grid.axes[i] for i in spatial)}")
-        if _same(have, target) or options.on_mismatch == "keep":
+        if same_sizes(have, target) or options.on_mismatch == "keep":
             return grid
         if options.on_mismatch == "error" or options.level_mode == "exact":
             raise ValueError(
@@ -285,7 +198,7 @@ class WorldArray:
 
     @method.setter
     def method(self, value: str) -> None:
-        _one_of("method", value, METHODS)
+        one_of("method", value, METHODS)
         self._method = value
 
     @property
@@ -382,10 +295,10 @@ class WorldArray:
         The box covers the spatial axes (other axes are read whole unless ``select`` pins them) or
         every axis, each in its converted unit (Behaviour 9).
         """
-        if voxel_size is not None and not _same(self._per_spatial(voxel_size), self.voxel_size):
+        if voxel_size is not None and not same_sizes(self._per_spatial(voxel_size), self.voxel_size):
             raise NotImplementedError("read(voxel_size=) at another voxel size resamples, which this version does not do yet")
         if method is not None:
-            _one_of("method", method, METHODS)
+            one_of("method", method, METHODS)
         if strict:
             self._check_aligned(box)
         begin, end = self.index_box(box)
@@ -398,7 +311,7 @@ class WorldArray:
         return self._read_voxels(self._store, self.shape, begin, end, padding, mask, retries, transform)
 
     def _per_spatial(self, voxel_size) -> tuple[float, ...]:
-        sizes = _sizes("voxel_size", voxel_size)
+        sizes = positive_sizes("voxel_size", voxel_size)
         return sizes * len(self.spatial) if len(sizes) == 1 else sizes
 
     def _whole(self, begin, end):

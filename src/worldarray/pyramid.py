@@ -12,7 +12,8 @@ from typing import Any
 import tensorstore as ts
 
 from . import store
-from .array import WorldArray, in_requested_units, spatial_placement
+from .array import WorldArray
+from .options import in_requested_units, spatial_placement
 from .detect import Gathered, gather, source_of
 from .documents import Placement
 from .levels import group_source, listed_by_parent, level_names, select_level

@@ -1,0 +1,177 @@
+"""A target voxel's value depends only on its index and the source: never on where a read starts or ends.
+
+Target voxel j of a grid anchored at corner A with voxel size t is centred at A + (j + 1/2) t.
+"nearest" takes the source voxel whose half-open extent holds that centre (a centre on a boundary
+belongs to the upper voxel); "linear" takes the mean of the source block a whole factor >= 2 covers
+when the grids align, else interpolates between the two nearest source centres with the border
+repeated. Each spatial axis is planned on its own (``plan_axis``), then the plans are applied to the
+block of source voxels they name (``apply``). Pure numpy: the caller reads the block.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .geometry import SNAP_TOLERANCE, snap_integral
+
+__all__ = ["METHODS", "AxisPlan", "plan_axis", "plan_identity", "apply", "target_extent"]
+
+METHODS = ("nearest", "linear")
+
+
+@dataclass(frozen=True)
+class AxisPlan:
+    """One spatial axis of a resampled read: the source voxels to read and how target voxels come from them.
+
+    ``lo:hi:step`` is the source range read (clamped to the data). ``kind`` is "take" (each target
+    voxel one source voxel, ``index`` into the read block; None when the strided read already is
+    the answer), "mean" (block sums from ``starts`` with ``counts`` voxels each) or "interp"
+    (``index`` and ``index + 1`` weighted by ``1 - weight`` and ``weight``); for "mean", ``index`` maps
+    each target voxel to its block when blocks repeat (None when they do not). ``valid`` marks the
+    target voxels whose centre (or block) lies in the data.
+    """
+
+    lo: int
+    hi: int
+    step: int
+    kind: str
+    index: np.ndarray | None
+    weight: np.ndarray | None
+    starts: np.ndarray | None
+    counts: np.ndarray | None
+    valid: np.ndarray
+
+    @property
+    def empty(self) -> bool:
+        return self.hi <= self.lo
+
+
+def _floor(value: float) -> int:
+    return math.floor(value + SNAP_TOLERANCE)
+
+
+def target_extent(n: int, size: float, corner: float, target: float, anchor: float) -> tuple[int, int]:
+    """The target voxels [k0, k1) on the grid anchored at ``anchor`` whose extents meet the data's [corner, corner + n size)."""
+    first = math.floor(snap_integral((corner - anchor) / target))
+    last = math.ceil(snap_integral((corner + n * size - anchor) / target))
+    return first, max(first, last)
+
+
+def plan_axis(j0: int, j1: int, n: int, size: float, corner: float, target: float, anchor: float,
+              method: str, edge: bool) -> AxisPlan:
+    """Plan target voxels [j0, j1) of the grid (anchor, target) over a source axis of n voxels (corner, size)."""
+    if method not in METHODS:
+        raise ValueError(f"method is {method!r}; expected one of {METHODS}")
+    j = np.arange(j0, j1)
+    ratio = target / size
+    offset = (anchor - corner) / size  # where the target grid starts, in source voxels from the source corner
+    whole = snap_integral(ratio)
+    aligned = snap_integral(offset)
+    if method == "linear" and whole >= 2 and float(whole).is_integer() and float(aligned).is_integer():
+        return _plan_mean(j, n, int(whole), int(aligned), edge)
+    centres = offset + (j + 0.5) * ratio  # target centres in source voxels from the source corner
+    if method == "nearest":
+        return _plan_nearest(centres, n, edge)
+    return _plan_interp(centres, n)
+
+
+def _plan_nearest(centres: np.ndarray, n: int, edge: bool) -> AxisPlan:
+    index = np.floor(centres + SNAP_TOLERANCE).astype(np.int64)
+    return _plan_take(index, n, edge)
+
+
+def plan_identity(begin: int, end: int, n: int, edge: bool) -> AxisPlan:
+    """A non-resampled axis in a resampled read: voxels [begin, end), the nearest stored voxel past the data under edge."""
+    return _plan_take(np.arange(begin, end, dtype=np.int64), n, edge)
+
+
+def _plan_take(index: np.ndarray, n: int, edge: bool) -> AxisPlan:
+    valid = (index >= 0) & (index < n)
+    read = np.clip(index, 0, n - 1) if edge else index[valid]
+    if n == 0 or len(read) == 0:
+        return AxisPlan(0, 0, 1, "take", np.zeros(len(index), np.int64), None, None, None, valid)
+    lo, hi = int(read.min()), int(read.max()) + 1
+    steps = np.diff(index)
+    if valid.all() and len(index) > 1 and steps[0] > 0 and (steps == steps[0]).all():
+        return AxisPlan(lo, hi, int(steps[0]), "take", None, None, None, None, valid)  # a stride tensorstore reads as is
+    if valid.all() and len(index) == 1:
+        return AxisPlan(lo, hi, 1, "take", None, None, None, None, valid)
+    return AxisPlan(lo, hi, 1, "take", np.clip(index, lo, hi - 1) - lo, None, None, None, valid)
+
+
+def _plan_mean(j: np.ndarray, n: int, factor: int, aligned: int, edge: bool) -> AxisPlan:
+    valid = (aligned + j * factor < n) & (aligned + (j + 1) * factor > 0)
+    blocks = np.clip(j, (-aligned) // factor, (n - 1 - aligned) // factor) if edge and n > 0 else j
+    begins = np.clip(aligned + blocks * factor, 0, n)
+    ends = np.clip(aligned + (blocks + 1) * factor, 0, n)
+    real = np.unique(blocks[ends > begins])  # the blocks holding data tile [lo, hi) without a gap
+    if n == 0 or len(real) == 0:
+        return AxisPlan(0, 0, 1, "mean", None, None, np.zeros(0, np.int64), np.zeros(len(j), np.int64), valid)
+    firsts = np.clip(aligned + real * factor, 0, n)
+    lo, hi = int(firsts[0]), int(np.clip(aligned + (real[-1] + 1) * factor, 0, n))
+    position = np.clip(np.searchsorted(real, blocks), 0, len(real) - 1)
+    counts = np.where(ends > begins, ends - begins, 0)
+    inverse = None if len(real) == len(blocks) and (real == blocks).all() else position
+    return AxisPlan(lo, hi, 1, "mean", inverse, None, firsts - lo, counts, valid)
+
+
+def _plan_interp(centres: np.ndarray, n: int) -> AxisPlan:
+    position = centres - 0.5  # in source index units: source voxel i is centred at i
+    valid = (centres >= 0) & (centres < n)
+    if n == 0 or len(centres) == 0:
+        return AxisPlan(0, 0, 1, "interp", np.zeros(len(centres), np.int64), np.zeros(len(centres)), None, None, valid)
+    position = np.clip(position, 0, n - 1)  # past the first and last centre the border voxel repeats
+    left = np.floor(position).astype(np.int64)
+    left = np.minimum(left, n - 1)
+    weight = position - left
+    right = np.minimum(left + 1, n - 1)
+    lo, hi = int(left.min()), int(right.max()) + 1
+    return AxisPlan(lo, hi, 1, "interp", left - lo, weight, None, None, valid)
+
+
+def _accumulator(dtype: np.dtype) -> np.dtype:
+    if dtype.kind == "u":
+        return np.dtype(np.uint64)
+    if dtype.kind in "ib":
+        return np.dtype(np.int64)
+    return np.dtype(np.complex128 if dtype.kind == "c" else np.float64)
+
+
+def apply(block: np.ndarray, plans: dict[int, AxisPlan], dtype: np.dtype) -> np.ndarray:
+    """Apply the plans (by axis of ``block``) and cast back to ``dtype``, rounding to integers when it is one."""
+    data, counts, exact = block, None, True
+    for axis, plan in plans.items():
+        if plan.kind == "mean":
+            data = np.add.reduceat(data, plan.starts, axis=axis, dtype=_accumulator(block.dtype))
+            if plan.index is not None:
+                data = np.take(data, plan.index, axis=axis)
+            shape = [1] * block.ndim
+            shape[axis] = len(plan.counts)
+            per_axis = plan.counts.reshape(shape)
+            counts = per_axis if counts is None else counts * per_axis
+            exact = False
+        elif plan.kind == "interp":
+            left = np.take(data, plan.index, axis=axis).astype(np.float64, copy=False)
+            right = np.take(data, np.minimum(plan.index + 1, data.shape[axis] - 1), axis=axis)
+            shape = [1] * block.ndim
+            shape[axis] = len(plan.weight)
+            weight = plan.weight.reshape(shape)
+            data = left * (1 - weight) + right * weight
+            exact = False
+        elif plan.index is not None:
+            data = np.take(data, plan.index, axis=axis)
+    if counts is not None:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            data = data / np.maximum(counts, 1)
+    if exact:
+        return data
+    if dtype.kind in "iub":
+        info = np.iinfo(dtype) if dtype.kind != "b" else None
+        rounded = np.rint(data)
+        if info is not None:
+            rounded = np.clip(rounded, info.min, info.max)
+        return rounded.astype(dtype)
+    return data.astype(dtype, copy=False)
