@@ -28,7 +28,8 @@ from .levels import choose, resolve
 from .meta import ArrayMeta
 from .metadata import parse
 from .opening import open_array
-from .reading import check_padding, read_clipped
+from .reading import check_padding, read_clipped, read_resampled
+from .resample import plan_axis, plan_identity, target_extent
 from .retry import Retry
 
 __all__ = ["WorldArray", "open", "metadata", "open_tensorstore"]
@@ -65,8 +66,10 @@ class WorldArray:
         self._store = open_array(choice.found, context if context is not None else shared_context())
         self.source_voxel_size = tuple(source.voxel_size[i] for i in source.spatial)
         self.source_translation = tuple(source.translation[i] for i in source.spatial)
-        grid = self._target(source, options)
-        self._store, grid = self._selected(self._store, grid, options.select)
+        grid, base = self._target(source, options)
+        pins = self._pins(grid, options.select) if options.select else {}
+        self._store = self._pinned_view(self._store, pins)
+        grid, self._source_grid = self._drop(grid, pins), self._drop(base, pins)
         self._set_grid(grid)
         self.padding, self.method = options.padding, options.method
         self.retries = options.retries
@@ -102,9 +105,9 @@ class WorldArray:
     def _target(self, grid: ArrayMeta, options: Options) -> ArrayMeta:
         """Apply on_mismatch when no level has the voxel size asked for."""
         target = options.voxel_size
-        self.resampled = False
+        self.resampled, self._target_grid = False, None
         if target is None:
-            return grid
+            return grid, grid
         spatial = grid.spatial
         if len(target) == 1 and len(spatial) > 1:
             target = target * len(spatial)
@@ -112,34 +115,61 @@ class WorldArray:
         if len(target) != len(spatial):
             raise ValueError(f"voxel_size is {options.voxel_size}; expected {len(spatial)} entries, one per spatial axis {tuple(grid.axes[i] for i in spatial)}")
         if same_sizes(have, target) or options.on_mismatch == "keep":
-            return grid
+            return grid, grid
+        if options.on_mismatch == "resample" or options.level_mode == "resample":
+            return self._resample_target(grid, target, options.anchor), grid
         if options.on_mismatch == "error" or options.level_mode == "exact":
             raise ValueError(
                 f"{self.path}: no level has voxel size {target}; level {self.level_name} has {have}"
                 f" (on_mismatch='error'); the levels are {self._level_listing(options)}; pass on_mismatch='keep', 'relabel' or 'resample'"
             )
-        if options.on_mismatch == "resample":
-            raise NotImplementedError("on_mismatch='resample' is not implemented in this version; use 'keep' or 'relabel'")
         sizes, shifts = list(grid.voxel_size), list(grid.translation)
         for k, i in enumerate(spatial):  # relabel: voxel i stays voxel i, every world quantity scales
             ratio = target[k] / sizes[i]
             sizes[i], shifts[i] = target[k], shifts[i] * ratio
-        return dataclasses.replace(grid, voxel_size=tuple(sizes), translation=tuple(shifts))
+        relabelled = dataclasses.replace(grid, voxel_size=tuple(sizes), translation=tuple(shifts))
+        return relabelled, relabelled
+
+    def _resample_target(self, grid: ArrayMeta, target, anchor) -> ArrayMeta:
+        """The target grid of Behaviour 4 over this level: the target voxels that meet the data, anchored at the corner or ``anchor``."""
+        spatial = grid.spatial
+        anchor = self._anchor(anchor, grid)
+        shape, sizes, shifts = list(grid.shape), list(grid.voxel_size), list(grid.translation)
+        for k, i in enumerate(spatial):
+            size = grid.voxel_size[i]
+            first, last = target_extent(grid.shape[i], size, grid.translation[i] - size / 2, target[k], anchor[k])
+            shape[i], sizes[i], shifts[i] = last - first, target[k], anchor[k] + (first + 0.5) * target[k]
+        self.resampled = True
+        return dataclasses.replace(grid, shape=tuple(shape), voxel_size=tuple(sizes), translation=tuple(shifts))
+
+    @staticmethod
+    def _anchor(anchor, grid: ArrayMeta) -> tuple[float, ...]:
+        """A target voxel corner per spatial axis: ``anchor`` when given, else the source grid's corner."""
+        corner = tuple(grid.translation[i] - grid.voxel_size[i] / 2 for i in grid.spatial)
+        if anchor is None:
+            return corner
+        values = (anchor,) if isinstance(anchor, (int, float)) else tuple(anchor)
+        if len(values) != len(corner) or not all(isinstance(v, (int, float)) and math.isfinite(v) for v in values):
+            raise ValueError(f"anchor is {anchor!r}; expected {len(corner)} finite numbers, one per spatial axis")
+        return tuple(float(v) for v in values)
 
     def _level_listing(self, options: Options) -> str:
         if not self._listed:
             return ", ".join(self.levels)
         return ", ".join(f"{name} {spatial_placement(p, options.units)[0]}" for name, p in self._listed)
 
-    def _selected(self, view: ts.TensorStore, grid: ArrayMeta, select):
-        """Pin non-spatial axes to one index each; pinned axes leave .ts and the grid."""
-        if not select:
-            return view, grid
-        pins = self._pins(grid, select)
-        for index, value in sorted(pins.items(), reverse=True):
-            view = view[ts.d[index][value]]
+    @staticmethod
+    def _pinned_view(view: ts.TensorStore, pins: dict[int, int]) -> ts.TensorStore:
+        """Pin non-spatial axes to one index each; pinned axes leave the view."""
+        for index in sorted(pins, reverse=True):
+            view = view[ts.d[index][pins[index]]]
+        return view
+
+    @staticmethod
+    def _drop(grid: ArrayMeta, pins: dict[int, int]) -> ArrayMeta:
+        for index in sorted(pins, reverse=True):
             grid = grid.drop_axis(index)
-        return view, grid
+        return grid
 
     def _pins(self, grid: ArrayMeta, select) -> dict[int, int]:
         pins = {}
@@ -219,20 +249,25 @@ class WorldArray:
 
         Returns an array of shape end - begin, C-contiguous in native byte order; with ``mask=True``
         also a boolean array, True inside the data. A box wholly outside touches no storage (unless
-        padding is "edge"); a box wholly inside is tensorstore's own array, without a copy.
+        padding is "edge"); a box wholly inside is tensorstore's own array, without a copy. On a
+        handle opened with a resample target, the indices are the target grid's (Behaviour 4).
         """
-        view, shape = self._store, self.shape
+        view, shape, keep = self._store, self.shape, None
         if select is not None:
-            view, shape, begin, end = self._pinned(select, begin, end)
+            view, keep = self._pinned(select)
+            shape = tuple(self.shape[i] for i in keep)
         if len(begin) != len(shape) or len(end) != len(shape):
             raise ValueError(f"begin {tuple(begin)} and end {tuple(end)} must have {len(shape)} entries, one per axis {self.axes}")
         for b, e in zip(begin, end):
             if b > e:
                 raise ValueError(f"begin {tuple(begin)} is after end {tuple(end)}")
+        if self.resampled:
+            return self._resampled(view, keep, begin, end, (self.voxel_size, self.corner), self._method,
+                                   padding, mask, retries, transform, None)
         return self._read_voxels(view, shape, begin, end, padding, mask, retries, transform)
 
     def _read_voxels(self, view, shape, begin, end, padding, mask, retries, transform):
-        """read_index after its checks: the one path every read takes."""
+        """read_index after its checks: the one path every unresampled read takes."""
         if transform is None:
             transform = self._transform
         count = self._itemsize
@@ -248,11 +283,13 @@ class WorldArray:
                 data = transform(data)
             return (data, np.ones(data.shape, bool)) if mask else data
         fill = self._padding if padding is None else check_padding(padding, self.dtype)
+        return read_clipped(view, shape, begin, end, fill, mask, transform, self._fetcher(retries))
 
+    def _fetcher(self, retries):
         def fetch(part):
             return self._fetch(part, math.prod(part.shape) * self._itemsize, retries)
 
-        return read_clipped(view, shape, begin, end, fill, mask, transform, fetch)
+        return fetch
 
     def _fetch(self, view: ts.TensorStore, nbytes: int, retries: Retry | None):
         """Read a view under the retry policy; attempt 1 runs inline, the policy takes over only after a failure."""
@@ -264,19 +301,40 @@ class WorldArray:
         except Exception as error:
             return policy.recover(error, future, view.read, timeout, self.level_path)
 
-    def _pinned(self, select, begin, end):
+    def _resampled(self, view, keep, begin, end, target, method, padding, mask, retries, transform, post_transform):
+        """Target voxels [begin, end) of the grid ``target`` = (voxel sizes, corner) read from the source level (Behaviour 4)."""
+        fill = self._padding if padding is None else check_padding(padding, self.dtype)
+        source, (sizes, corner) = self._source_grid, target
+        plans = []
+        for position, axis in enumerate(keep if keep is not None else range(len(source.shape))):
+            n = source.shape[axis]
+            if axis in self.spatial:
+                k = self.spatial.index(axis)
+                size = source.voxel_size[axis]
+                plans.append(plan_axis(begin[position], end[position], n, size, source.translation[axis] - size / 2,
+                                       sizes[k], corner[k], method, fill == "edge"))
+            else:
+                plans.append(plan_identity(begin[position], end[position], n, fill == "edge"))
+        transform = transform if transform is not None else self._transform
+        return read_resampled(view, plans, fill, mask, transform, post_transform, self.dtype, self._fetcher(retries))
+
+    def _pinned(self, select):
         pins = self._pins(self.grid, select)
-        view, shape = self._store, list(self.shape)
-        for index in sorted(pins, reverse=True):
-            view = view[ts.d[index][pins[index]]]
-            del shape[index]
-        return view, tuple(shape), tuple(begin), tuple(end)
+        return self._pinned_view(self._store, pins), [i for i in range(len(self.shape)) if i not in pins]
 
     def index_box(self, box) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The voxels whose centres lie in a world box (Behaviour 2), on the axes the box covers."""
+        return self._indices(box, self._spatial_centres)
+
+    def _indices(self, box, spatial_centres) -> tuple[tuple[int, ...], tuple[int, ...]]:
         begin, end = _pair(box)
-        centres = self._spatial_centres if len(begin) == len(self.spatial) else self._centres
-        if len(begin) != len(centres):
+        if len(begin) == len(self.spatial):
+            centres = spatial_centres
+        elif len(begin) == len(self.axes):
+            centres = list(self._centres)
+            for k, i in enumerate(self.spatial):
+                centres[i] = spatial_centres[k]
+        else:
             raise ValueError(
                 f"box {box!r} has {len(begin)} axes; expected {len(self.spatial)} (spatial {tuple(self.axes[i] for i in self.spatial)}) or {len(self.axes)} (every axis)"
             )
@@ -293,26 +351,45 @@ class WorldArray:
         """Read a world box: the voxels whose centres lie in it (Behaviour 2), padded past the data.
 
         The box covers the spatial axes (other axes are read whole unless ``select`` pins them) or
-        every axis, each in its converted unit (Behaviour 9).
+        every axis, each in its converted unit (Behaviour 9). ``voxel_size`` other than the handle's
+        resamples onto a grid of that size anchored at the source corner or at ``anchor`` (Behaviour 4).
         """
-        if voxel_size is not None and not same_sizes(self._per_spatial(voxel_size), self.voxel_size):
-            raise NotImplementedError("read(voxel_size=) at another voxel size resamples, which this version does not do yet")
+        target = None
+        if voxel_size is not None:
+            sizes = self._per_spatial(voxel_size)
+            if not same_sizes(sizes, self.voxel_size):
+                target = (sizes, self._anchor(anchor, self._source_grid))
+        if target is None and self.resampled:
+            target = (self.voxel_size, self.corner)
         if method is not None:
             one_of("method", method, METHODS)
         if strict:
-            self._check_aligned(box)
-        begin, end = self.index_box(box)
+            self._check_aligned(box, target)
+        if target is None:
+            begin, end = self.index_box(box)
+        else:
+            begin, end = self._indices(box, tuple((c + t / 2, t) for c, t in zip(target[1], target[0])))
         if len(begin) == len(self.spatial) < len(self.shape):
             begin, end = self._whole(begin, end)
+        view, shape, keep = self._store, self.shape, None
+        if select is not None:
+            view, keep = self._pinned(select)
+            begin, end = [begin[i] for i in keep], [end[i] for i in keep]
+            shape = tuple(self.shape[i] for i in keep)
+        if target is not None:
+            return self._resampled(view, keep, begin, end, target, method or self._method, padding, mask, retries,
+                                   transform, post_transform)
         if post_transform is not None:
             transform = _then(transform or self._transform, post_transform)
-        if select is not None:
-            return self._read_selected(begin, end, padding, mask, retries, select, transform)
-        return self._read_voxels(self._store, self.shape, begin, end, padding, mask, retries, transform)
+        return self._read_voxels(view, shape, begin, end, padding, mask, retries, transform)
 
     def _per_spatial(self, voxel_size) -> tuple[float, ...]:
         sizes = positive_sizes("voxel_size", voxel_size)
-        return sizes * len(self.spatial) if len(sizes) == 1 else sizes
+        if len(sizes) == 1:
+            return sizes * len(self.spatial)
+        if len(sizes) != len(self.spatial):
+            raise ValueError(f"voxel_size is {voxel_size!r}; expected one number or {len(self.spatial)}, one per spatial axis")
+        return sizes
 
     def _whole(self, begin, end):
         first, last = [0] * len(self.shape), list(self.shape)
@@ -320,16 +397,12 @@ class WorldArray:
             first[i], last[i] = begin[k], end[k]
         return tuple(first), tuple(last)
 
-    def _read_selected(self, begin, end, padding, mask, retries, select, transform):
-        pinned = {self.axes.index(name) for name in select if name in self.axes}
-        keep = [i for i in range(len(self.shape)) if i not in pinned]
-        return self.read_index([begin[i] for i in keep], [end[i] for i in keep], padding, mask, retries, select, transform)
-
-    def _check_aligned(self, box) -> None:
+    def _check_aligned(self, box, target=None) -> None:
         begin, end = _pair(box)
-        centres = self._spatial_centres if len(begin) == len(self.spatial) else self._centres
-        for value in (*zip(begin, centres), *zip(end, centres)):
-            edge, (t, s) = value
+        centres = self._spatial_centres if target is None else tuple((c + t / 2, t) for c, t in zip(target[1], target[0]))
+        if len(begin) != len(self.spatial):
+            centres = [centres[self.spatial.index(i)] if i in self.spatial else self._centres[i] for i in range(len(self.axes))]
+        for edge, (t, s) in (*zip(begin, centres), *zip(end, centres)):
             quotient = (edge - t) / s
             on_corner = snap_integral(quotient + 0.5).is_integer()
             on_centre = snap_integral(quotient).is_integer()
@@ -384,7 +457,7 @@ def _restore(cls, path: str, options: Options, context, extra: dict):
 _OWN_STATE = frozenset({
     "_node", "_listed", "_options", "_context", "path", "meta", "level_name", "levels", "level_path", "_store", "source_voxel_size",
     "source_translation", "resampled", "grid", "shape", "dtype", "axes", "spatial", "voxel_size", "translation",
-    "corner", "remote", "_floor_bytes", "_centres", "_spatial_centres", "_itemsize", "_padding", "_method", "_retries", "_transform",
+    "corner", "remote", "_floor_bytes", "_source_grid", "_target_grid", "_centres", "_spatial_centres", "_itemsize", "_padding", "_method", "_retries", "_transform",
 })
 
 

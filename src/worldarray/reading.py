@@ -7,7 +7,9 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["check_padding", "read_clipped"]
+from .resample import apply
+
+__all__ = ["check_padding", "read_clipped", "read_resampled"]
 
 
 def check_padding(value, dtype: np.dtype):
@@ -68,3 +70,31 @@ def _edge(view, shape, begin, end, out_shape, transform, fetch):
     if transform is not None:
         block = np.asarray(transform(block))
     return np.ascontiguousarray(block[np.ix_(*(i - f for i, f in zip(indices, first)))])
+
+
+def read_resampled(view, plans, fill, mask: bool, transform, post_transform, dtype: np.dtype, fetch: Callable):
+    """Read the source voxels the per-axis plans name in one read, resample them, and fill what lies outside.
+
+    ``plans`` holds one plan per axis of ``view`` (an identity plan on axes that are not resampled).
+    The transform runs before resampling, the cast back to the dtype (the transform's, else the
+    stored one) after it, then ``post_transform``, then the fill: padding is never transformed.
+    """
+    out_shape = tuple(len(p.valid) for p in plans)
+    valid = np.ones(out_shape, bool)
+    for axis, plan in enumerate(plans):
+        shape = [1] * len(plans)
+        shape[axis] = len(plan.valid)
+        valid &= plan.valid.reshape(shape)
+    if any(plan.empty for plan in plans) or 0 in out_shape:
+        data = np.full(out_shape, 0 if fill == "edge" else fill, _output_dtype(dtype, transform))
+        return (data, valid) if mask else data
+    block = fetch(view[tuple(slice(p.lo, p.hi, p.step) for p in plans)])
+    if transform is not None:
+        block = np.asarray(transform(block))
+    data = apply(block, dict(enumerate(plans)), block.dtype)
+    if post_transform is not None:
+        data = np.asarray(post_transform(data))
+    if fill != "edge" and not valid.all():
+        data = np.array(data, copy=True) if not data.flags.writeable else data
+        data[~valid] = fill
+    return (data, valid) if mask else data
