@@ -15,7 +15,6 @@ exactly that key.
 
 from __future__ import annotations
 
-import math
 import operator
 import re
 from dataclasses import dataclass
@@ -132,8 +131,8 @@ class _Zarr3(_Spelling):
         grid = (doc.get("chunk_grid") or {}).get("configuration") or {}
         # chunk_grid is the outer grid: for a sharding_indexed array its chunk_shape is the shard shape, so the
         # keys, and this chunk_shape, are on the shard grid
-        return _format_dict(separator, name, ints(grid.get("chunk_shape"), "zarr.json", "chunk_grid.configuration.chunk_shape"),
-                            ints(doc.get("shape"), "zarr.json", "shape"))
+        chunk_shape = ints(grid.get("chunk_shape"), "zarr.json", "chunk_grid.configuration.chunk_shape")
+        return _format_dict(separator, name, chunk_shape, ints(doc.get("shape"), "zarr.json", "shape"))
 
 
 class _N5(_Spelling):
@@ -169,7 +168,7 @@ class _Precomputed(_Spelling):
     def key(self, index, facts):
         chunk_shape, shape, origin = _precomputed_facts(facts)
         if len(index) != len(shape):
-            raise ValueError(f"precomputed keys name every spatial axis; index {list(index)!r} has {len(index)} "
+            raise ValueError(f"precomputed keys name every axis; index {list(index)!r} has {len(index)} "
                              f"entries, the scale {len(shape)}")
         if len(index) == 4 and index[0] != 0:
             raise ValueError(f"index {list(index)!r}: a precomputed chunk holds every channel, so the channel index is 0")
@@ -194,26 +193,32 @@ class _Precomputed(_Spelling):
 
     def documents(self, docs, scale_key):
         info = _document(docs, "info")
-        scales = list_of(info.get("scales"), "info", "scales", kind="scale objects")
-        keys = [s.get("key") if isinstance(s, Mapping) else None for s in scales]
-        if scale_key is not None and scale_key not in keys:
-            raise ValueError(f"info has no scale {scale_key!r}; its scales are {', '.join(map(str, keys))}")
-        position = 0 if scale_key is None else keys.index(scale_key)
-        if not scales or not isinstance(scales[position], Mapping):
-            raise ValueError(f"info: scales is {scales!r}; expected a list of scale objects")
-        scale, where = scales[position], f"scales[{position}]"
-        if scale.get("sharding"):
-            raise ValueError(f"info: scale {scale.get('key')!r} is sharded; its chunks live inside shard files, "
-                             "which have no per-chunk keys")
+        scale, where = _precomputed_scale(info, scale_key)
         channels = int(info.get("num_channels", 1))
         lead = (channels,) if channels != 1 else ()
         offset = list_of(scale.get("voxel_offset", [0, 0, 0]), "info", f"{where}.voxel_offset", 3)
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in offset):
             raise ValueError(f"info: {where}.voxel_offset is {offset!r}; expected a list of whole numbers")
-        return _format_dict(None, "default",
-                            lead + ints((scale.get("chunk_sizes") or [None])[0], "info", f"{where}.chunk_sizes[0]", 3)[::-1],
-                            lead + ints(scale.get("size"), "info", f"{where}.size", 3)[::-1],
-                            (0,) * len(lead) + tuple(offset[::-1]))
+        chunks = ints((scale.get("chunk_sizes") or [None])[0], "info", f"{where}.chunk_sizes[0]", 3)
+        size = ints(scale.get("size"), "info", f"{where}.size", 3)
+        # info lists x first; the arguments are C order, and the channel axis is one chunk starting at 0
+        return _format_dict(None, "default", lead + chunks[::-1], lead + size[::-1], (0,) * len(lead) + tuple(offset[::-1]))
+
+
+def _precomputed_scale(info: Mapping[str, Any], scale_key: str | None) -> tuple[Mapping[str, Any], str]:
+    """The scale ``scale_key`` names (the first when None) and where it sits in the info; refused when sharded."""
+    scales = list_of(info.get("scales"), "info", "scales", kind="scale objects")
+    keys = [s.get("key") if isinstance(s, Mapping) else None for s in scales]
+    if scale_key is not None and scale_key not in keys:
+        raise ValueError(f"info has no scale {scale_key!r}; its scales are {', '.join(map(str, keys))}")
+    position = 0 if scale_key is None else keys.index(scale_key)
+    if not scales or not isinstance(scales[position], Mapping):
+        raise ValueError(f"info: scales is {scales!r}; expected a list of scale objects")
+    scale = scales[position]
+    if scale.get("sharding"):
+        raise ValueError(f"info: scale {scale.get('key')!r} is sharded; its chunks live inside shard files, "
+                         "which have no per-chunk keys")
+    return scale, f"scales[{position}]"
 
 
 _SPELLINGS: dict[str, _Spelling] = {s.name: s for s in (_Zarr2(), _Zarr3(), _N5(), _Precomputed())}
@@ -255,7 +260,7 @@ def _facts(spelling: _Spelling, separator, encoding, chunk_shape, shape, origin,
         raise ValueError(f"encoding is {encoding!r}; expected one of {', '.join(map(repr, _ENCODINGS))}")
     separator = spelling.default_separator(encoding) if separator is None else separator
     if separator not in spelling.separators:
-        allowed = " or ".join(repr(s) for s in spelling.separators) if spelling.separators != (None,) else "none"
+        allowed = " or ".join(repr(s) for s in spelling.separators) if spelling.separators != (None,) else "no separator"
         raise ValueError(f"separator is {separator!r}; {spelling.name} keys take {allowed}")
     chunk_shape = _whole_numbers(chunk_shape, "chunk_shape", 1)
     shape = _whole_numbers(shape, "shape", 0)
@@ -263,7 +268,8 @@ def _facts(spelling: _Spelling, separator, encoding, chunk_shape, shape, origin,
     if ndim is not None:
         lengths["ndim"] = operator.index(ndim)
     if len(set(lengths.values())) > 1:
-        raise ValueError(f"{', '.join(f'{k} {v}' for k, v in lengths.items())}: expected one number of axes")
+        given = ", ".join(f"{name} gives {n} axes" for name, n in lengths.items())
+        raise ValueError(f"{given}; expected one number of axes in all of them")
     ndim = next(iter(lengths.values()), None)
     return _Facts(separator, encoding, chunk_shape, shape, _whole_numbers(origin, "origin", None), ndim)
 
