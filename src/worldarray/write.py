@@ -25,8 +25,7 @@ OME_VERSIONS = {"0.4": "zarr2", "0.5": "zarr3"}
 
 #: The axis types written. A name implies one (``_TYPE_OF_NAME``); ``axis_types`` overrides it.
 AXIS_TYPES = ("space", "time", "channel")
-_TYPE_OF_NAME = {"z": "space", "y": "space", "x": "space", "t": "time", "time": "time", "c": "channel",
-                 "channel": "channel"}
+_TYPE_OF_NAME = {**dict.fromkeys("zyx", "space"), "t": "time", "time": "time", "c": "channel", "channel": "channel"}
 _WITH_UNIT = ("space", "time")  # OME writes a unit on these axis types only
 
 
@@ -47,9 +46,13 @@ def _floats(label: str, values, lengths=None, positive=False) -> tuple[float, ..
 
 def _per_axis(label: str, value, ndim: int, positive=False, whole=False) -> tuple[float, ...]:
     """One number for every axis, or one per axis: factors (> 0, whole or not) and origins (whole, >= 0)."""
-    values = _floats(label, [value] * ndim if isinstance(value, Real) else value, (ndim,), positive)
-    if whole and not all(v >= 0 and v.is_integer() for v in values):
-        raise ValueError(f"{label} is {value!r}; expected whole numbers >= 0")
+    wanted = "whole numbers >= 0" if whole else "finite numbers > 0"
+    try:
+        values = _floats(label, [value] * ndim if isinstance(value, Real) else value, (ndim,), positive)
+    except ValueError:
+        values = ()
+    if len(values) != ndim or (whole and not all(v >= 0 and v.is_integer() for v in values)):
+        raise ValueError(f"{label} is {value!r}; expected {wanted}: one number, or {ndim} (one per axis)")
     return values
 
 
@@ -200,22 +203,12 @@ def ome_multiscales(axes: Sequence[str], units, levels, version: str = "0.5", ax
 
 
 def level_placement(voxel_size, translation, factors, origin=0) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    """Return ``(voxel_size, translation)`` of the level whose voxel j averages source voxels
-    ``origin + j * f .. origin + (j + 1) * f - 1`` on each axis.
+    """Return ``(voxel_size, translation)`` of the level whose voxel j covers source voxels origin + j f .. + f - 1.
 
-    Per axis: ``(voxel_size * f, translation + voxel_size * (origin + (f - 1) / 2))``, the centre a block
-    mean produces (Convention 1's BigDataViewer rule inverted).
-
-    Parameters
-    ----------
-    voxel_size, translation : the source grid, one entry per axis placed (usually the spatial ones).
-    factors : one number or one per axis, > 0, whole or not.
-    origin : one whole number >= 0 or one per axis: the first source voxel of level voxel 0.
-
-    Raises
-    ------
-    ValueError
-        Naming the argument and value when a list has the wrong length, a factor is not > 0 or an origin not whole.
+    Per axis ``(voxel_size * f, translation + voxel_size * (origin + (f - 1) / 2))``: the centre a block mean
+    produces (Convention 1's BigDataViewer rule inverted). ``voxel_size`` and ``translation`` are the source
+    grid's, one entry per axis placed; ``factors`` one number or one per axis, > 0, whole or not; ``origin`` one
+    whole number >= 0 or one per axis. Raises ValueError naming the argument and value otherwise.
 
     >>> level_placement((4.0,), (2.0,), 2)
     ((8.0,), (4.0,))
@@ -231,13 +224,9 @@ def level_placement(voxel_size, translation, factors, origin=0) -> tuple[tuple[f
 def level_shape(shape, factors, origin=0) -> tuple[int, ...]:
     """Return the shape of the level made by ``factors`` from source voxel ``origin``: ``ceil((n - origin) / f)``.
 
-    The quotient is snapped to a whole number within 1e-6 first, so float noise adds no voxel.
-
-    Raises
-    ------
-    ValueError
-        Naming the argument and value when ``shape`` is not whole numbers, a factor is not > 0, or an origin is
-        not whole, negative, or at or past the end of its axis.
+    The quotient is snapped to a whole number within 1e-6 first, so float noise adds no voxel. Raises
+    ValueError naming the argument and value for a shape not whole, a factor not > 0, or an origin not whole,
+    negative, or at or past the end of its axis.
 
     >>> level_shape((10, 9), 2, origin=(0, 1))
     (5, 4)
