@@ -8,7 +8,6 @@ a world box to voxels by their centres (Behaviour 2) and then reads them.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import math
 from math import ceil
 from typing import Any, Mapping
@@ -31,12 +30,14 @@ from .opening import open_array
 from .reading import check_padding, read_clipped, read_resampled
 from .resample import plan_axis, plan_identity, target_extent
 from .retry import Retry
+from .writing import WriteFace
+from .creation import create_level, plan_level, space_unit_of
 
-__all__ = ["WorldArray", "open", "metadata", "open_tensorstore"]
+__all__ = ["WorldArray", "open", "create", "metadata", "open_tensorstore"]
 
 _FLOOR_TIMEOUT = 5.0  # Behaviour 6's shortest attempt: every read below the bytes it takes to exceed it waits this
 
-class WorldArray:
+class WorldArray(WriteFace):
     """One level of a zarr v2, zarr v3, N5 or precomputed volume, read by voxel index or by world box.
 
     Construct through ``wa.open(path, ...)`` or ``WorldArray(path, ...)`` with the same keywords.
@@ -63,7 +64,8 @@ class WorldArray:
         self.meta, self.level_name, self.levels = meta, choice.name, choice.names
         self._node, self._listed = choice.found.node, choice.listed
         self.level_path = store.join(choice.found.node.path, choice.found.node.scale_key) if choice.found.node.scale_key else choice.found.node.path
-        self._store = open_array(choice.found, context if context is not None else shared_context())
+        self._store = open_array(choice.found, context if context is not None else shared_context(),
+                                 write=options.mode == "r+", store_fill=options.store_fill)
         self.source_voxel_size = tuple(source.voxel_size[i] for i in source.spatial)
         self.source_translation = tuple(source.translation[i] for i in source.spatial)
         grid, base = self._target(source, options)
@@ -409,14 +411,6 @@ class WorldArray:
             if not (on_corner or on_centre):
                 raise ValueError(f"box {box!r} edge {edge} lies on neither a voxel corner nor a voxel centre (strict=True)")
 
-    def chunks_covering(self, begin, end) -> list[tuple[int, ...]]:
-        """The chunk indices (on the read-chunk grid) that the voxel box [begin, end) touches, clipped to the array."""
-        ranges = []
-        for b, e, n, c in zip(begin, end, self.shape, self.grid.chunk_shape):
-            b, e = max(0, b), min(n, e)
-            ranges.append(range(b // c, -(-e // c)) if e > b else range(0))
-        return list(itertools.product(*ranges))
-
     def list_chunks(self) -> list[tuple[int, ...]]:
         """The chunk indices stored for this level, in C order over every stored axis, by listing its keys."""
         node = self._node
@@ -482,6 +476,26 @@ def open(path, **options) -> WorldArray:  # noqa: A001 - the package's own name 
     >>> vol = wa.open("memory://demo/volume.zarr", voxel_size=8)  # doctest: +SKIP
     """
     return WorldArray(path, **options)
+
+
+def create(path, shape, dtype, voxel_size, translation, axes=None, units="nanometer", chunks=None, shards=None,
+           fill_value=0, codecs="zstd", format=None, attrs=None, group_attrs=None, exists="error", store_fill=False,
+           context: ts.Context | None = None, retries: Retry | None = None) -> WorldArray:
+    """Create a placed level of an OME-NGFF zarr pyramid and return it opened for writing (Behaviours 11 and 12).
+
+    The group document comes first (made when absent; else only this level's dataset entry is added or
+    replaced), then the array. Nothing is ever deleted, truncated or overwritten: ``exists="error"``
+    raises FileExistsError for anything already at ``path``; ``exists="adopt"`` opens an identical array
+    and raises ValueError listing every difference of another. Call it from one process at a time per
+    group (the coordinator, never block jobs): the group document is read-modify-written without a lock.
+
+    >>> vol = wa.create("out.zarr/s0", (64, 64, 64), "uint8", 8, 4, chunks=32)  # doctest: +SKIP
+    """
+    level = plan_level(path, shape, dtype, voxel_size, translation, axes, units, chunks, shards, fill_value, codecs,
+                       format, attrs, group_attrs, exists)
+    create_level(level, context if context is not None else shared_context(), retries)
+    world = units if isinstance(units, Mapping) else (space_unit_of(units) or "nanometer")
+    return WorldArray(level.path, mode="r+", units=world, context=context, retries=retries, store_fill=store_fill)
 
 
 def open_tensorstore(path, level: Any = None, context: ts.Context | None = None) -> ts.TensorStore:

@@ -63,8 +63,12 @@ _OPENERS: dict[str, tuple[Callable[[Node], dict], Callable[[ts.TensorStore], ts.
 }
 
 
-def open_array(found: Gathered, context: ts.Context | None) -> ts.TensorStore:
-    """Open an array node through its store's access ways; the result has C-order axes and origin 0."""
+def open_array(found: Gathered, context: ts.Context | None, write: bool = False, store_fill: bool = False) -> ts.TensorStore:
+    """Open an array node through its store's access ways; the result has C-order axes and origin 0.
+
+    ``write`` opens it for writing too; ``store_fill`` stores write units equal to the fill value
+    (by default they are left absent, and a stored unit written to all-fill loses its key).
+    """
     node = found.node
     source_of(found)  # raises for a group
     make_spec, view = _OPENERS[node.format]
@@ -72,7 +76,8 @@ def open_array(found: Gathered, context: ts.Context | None) -> ts.TensorStore:
     context = context if context is not None else shared_context()
 
     def attempt(way: store.Way) -> ts.TensorStore:
-        return ts.open({**spec, "kvstore": way.spec, "open": True}, context=context, read=True).result()
+        options = {"store_data_equal_to_fill_value": True} if store_fill else {}
+        return ts.open({**spec, **options, "kvstore": way.spec, "open": True}, context=context, read=True, write=write).result()
 
     opened = store.with_fallback(node.path, attempt)
     opened = view(opened)

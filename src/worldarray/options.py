@@ -18,6 +18,7 @@ __all__ = ["Options", "ON_MISMATCH", "METHODS", "one_of", "positive_sizes", "spa
 
 ON_MISMATCH = ("error", "resample", "relabel", "keep")
 METHODS = ("nearest", "linear")
+MODES = ("r", "r+")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,8 +40,12 @@ class Options:
     anchor: tuple[float, ...] | None = None
     transform: Callable | None = None
     strict_units: bool = True
+    mode: str = "r"
+    store_fill: bool = False
 
     def __post_init__(self):
+        if self.mode not in MODES:
+            raise ValueError(f"mode is {self.mode!r}; expected one of {MODES} (the package never overwrites: there is no 'w')")
         one_of("level_mode", self.level_mode, LEVEL_MODES)
         one_of("on_mismatch", self.on_mismatch, ON_MISMATCH)
         one_of("method", self.method, METHODS)

@@ -13,7 +13,10 @@ import tensorstore as ts
 
 from . import store
 from .array import WorldArray
-from .options import in_requested_units, spatial_placement
+from .array import create
+from .creation import codecs_of
+from .options import MODES, in_requested_units, one_of, spatial_placement
+from .write import level_placement, level_shape
 from .detect import Gathered, gather, source_of
 from .documents import Placement
 from .levels import group_source, listed_by_parent, level_names, select_level
@@ -39,7 +42,9 @@ class Pyramid:
     """The levels of one multiscale group, listed, placed and chosen from the group document."""
 
     def __init__(self, path, *, context: ts.Context | None = None, units: Any = "nanometer", select=None,
-                 metadata_conflicts: str = "error"):
+                 metadata_conflicts: str = "error", mode: str = "r"):
+        one_of("mode", mode, MODES)
+        self.mode = mode
         self._group = _group_of(gather(path))
         self.path = self._group.node.path
         self._context, self._units, self._select, self._conflicts = context, units, select, metadata_conflicts
@@ -66,7 +71,7 @@ class Pyramid:
             raise ValueError(f"{self.path}: no level {name!r}; the levels are {', '.join(self.names)}")
         if name not in self._opened:
             self._opened[name] = WorldArray(self.path, level=name, context=self._context, units=self._units,
-                                            select=self._select, metadata_conflicts=self._conflicts)
+                                            select=self._select, metadata_conflicts=self._conflicts, mode=self.mode)
         return self._opened[name]
 
     def select(self, voxel_size, mode: str = "floor") -> WorldArray:
@@ -102,6 +107,43 @@ class Pyramid:
                           tuple(meta.translation[i] for i in meta.spatial)))
         return found
 
+    def add_level(self, name: str, factors=None, origin=0, voxel_size=None, translation=None, shape=None, dtype=None,
+                  chunks=None, shards=None, codecs=None, fill_value=None, attrs=None, exists: str = "error",
+                  from_level: str | None = None) -> WorldArray:
+        """Add a level's dataset entry and its empty array to this pyramid (Behaviour 14); no voxel data is written.
+
+        Placement by ``level_placement`` over ``from_level`` (the finest listed when None) unless
+        ``voxel_size`` and ``translation`` are given; shape by ``level_shape``; dtype, chunks, shards,
+        codecs and fill value copied from that level unless given. One process at a time per group.
+        """
+        if self.mode != "r+":
+            raise ValueError(f"{self.path}: opened with mode={self.mode!r}; open_pyramid(..., mode='r+') to add a level")
+        source_name = from_level or self.names[0]
+        source = self.level_meta(source_name)
+        if voxel_size is None or translation is None:
+            if factors is None:
+                raise ValueError(f"add_level {name!r}: give factors (with origin), or voxel_size and translation")
+            placed = level_placement(source.voxel_size, source.translation, _spread(factors, source, 1.0),
+                                     _spread(origin, source, 0))
+            voxel_size = voxel_size if voxel_size is not None else placed[0]
+            translation = translation if translation is not None else placed[1]
+        if shape is None:
+            if factors is None:
+                raise ValueError(f"add_level {name!r}: give shape, or factors to derive it from level {source_name!r}")
+            shape = level_shape(source.shape, _spread(factors, source, 1.0), _spread(origin, source, 0))
+        if codecs is None:
+            codecs, found_shards = codecs_of(store.join(self.path, source_name))
+            shards = found_shards if shards is None else shards
+        level = create(store.join(self.path, name), shape, dtype or source.dtype, voxel_size, translation,
+                       axes=source.axes, units=list(source.units), chunks=chunks or source.chunk_shape, shards=shards,
+                       fill_value=source.fill_value if fill_value is None else fill_value, codecs=codecs, attrs=attrs,
+                       exists=exists, context=self._context)
+        self._group = gather(self.path)
+        self.names = level_names(self._group.node)
+        listed = level_placements(group_source(self._group.node))
+        self._listed = dict(listed) if listed else None
+        return level
+
     def voxel_sizes(self) -> list[tuple[float, ...]]:
         return [sizes for _, sizes, _ in self.placements()]
 
@@ -109,12 +151,27 @@ class Pyramid:
         return [shifts for _, _, shifts in self.placements()]
 
 
+def _spread(value, meta: ArrayMeta, other):
+    """A per-spatial-axis value (or one number) spread to every axis, ``other`` on the non-spatial ones."""
+    if isinstance(value, (int, float)):
+        return tuple(value if i in meta.spatial else other for i in range(meta.ndim))
+    value = tuple(value)
+    if len(value) == meta.ndim:
+        return value
+    if len(value) != len(meta.spatial):
+        raise ValueError(f"{value!r} has {len(value)} entries; expected one number, {len(meta.spatial)} (spatial) or {meta.ndim}")
+    full = [other] * meta.ndim
+    for k, i in enumerate(meta.spatial):
+        full[i] = value[k]
+    return tuple(full)
+
+
 def open_pyramid(path, context: ts.Context | None = None, units: Any = "nanometer", select=None,
-                 metadata_conflicts: str = "error") -> Pyramid:
+                 metadata_conflicts: str = "error", mode: str = "r") -> Pyramid:
     """Open the multiscale group at ``path``, or the one whose document lists the array at ``path``.
 
     >>> pyr = wa.open_pyramid("memory://demo/volume.zarr")  # doctest: +SKIP
     >>> pyr.placements()  # doctest: +SKIP
     [('s0', (4.0, 4.0, 4.0), (2.0, 2.0, 2.0)), ('s1', (8.0, 8.0, 8.0), (4.0, 4.0, 4.0))]
     """
-    return Pyramid(path, context=context, units=units, select=select, metadata_conflicts=metadata_conflicts)
+    return Pyramid(path, context=context, units=units, select=select, metadata_conflicts=metadata_conflicts, mode=mode)
