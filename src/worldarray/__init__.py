@@ -6,7 +6,7 @@ half a voxel below it on the spatial axes.
 
 from . import store, units, write
 from .array import WorldArray, create, metadata, open, open_tensorstore
-from .creation import codecs_of, ensure_group_entry
+from .creation import ensure_group_entry
 from .context import capped_context, capped_context_spec, shared_context
 from .detect import Node, detect
 from .geometry import Box, corner_to_centre, default_axes, index_range
@@ -14,7 +14,7 @@ from .keys import chunk_key, list_chunk_keys, parse_chunk_key
 from .levels import select_level
 from .pyramid import Pyramid, open_pyramid
 from .retry import Retry
-from .write import level_placement, level_shape, ome_multiscales
+from .write import codecs_of, level_placement, level_shape, ome_multiscales
 from .meta import ArrayMeta, MetadataWarning
 
 __version__ = "0.1.0.dev0"

@@ -26,7 +26,7 @@ from .metadata import multiscales_of, parse
 from .retry import Retry
 from .write import ome_multiscales
 
-__all__ = ["Level", "plan_level", "create_level", "ensure_group_entry", "codecs_of", "differences", "EXISTS"]
+__all__ = ["Level", "plan_level", "create_level", "ensure_group_entry", "differences", "EXISTS"]
 
 EXISTS = ("error", "adopt")
 _WRITTEN = {"zarr3": "0.5", "zarr2": "0.4"}  # the zarr format and the OME version that goes with it
@@ -423,18 +423,3 @@ def create_level(level: Level, context: ts.Context, retries: Retry | None = None
     if fmt == "zarr2" and level.attrs:
         _put(level.path, {".zattrs": dict(level.attrs)})
     return fmt
-
-
-def codecs_of(path) -> tuple[Any, tuple[int, ...] | None]:
-    """An existing zarr array's codecs (a v3 codecs list, the inner one when sharded, or a v2 compressor) and shard shape."""
-    found = gather(path)
-    node = found.node
-    if node.format == "zarr3" and node.kind == "array":
-        codecs = node.docs["zarr.json"].get("codecs") or []
-        if codecs and codecs[0].get("name") == "sharding_indexed":
-            shards = tuple(node.docs["zarr.json"]["chunk_grid"]["configuration"]["chunk_shape"])
-            return list(codecs[0]["configuration"].get("codecs") or []), shards
-        return list(codecs), None
-    if node.format == "zarr2" and node.kind == "array":
-        return node.docs[".zarray"].get("compressor"), None
-    raise ValueError(f"{node.path}: is a {node.format} {node.kind}; codecs_of reads zarr arrays")

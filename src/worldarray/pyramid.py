@@ -14,9 +14,8 @@ import tensorstore as ts
 from . import store
 from .array import WorldArray
 from .array import create
-from .creation import codecs_of
 from .options import MODES, in_requested_units, one_of, spatial_placement
-from .write import level_placement, level_shape
+from .write import codecs_of, level_placement, level_shape
 from .detect import Gathered, gather, source_of
 from .documents import Placement
 from .levels import group_source, listed_by_parent, level_names, select_level

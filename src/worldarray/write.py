@@ -13,9 +13,10 @@ from numbers import Real
 from typing import Any, Mapping, Sequence
 
 from . import units as unit_table
+from .detect import gather
 from .geometry import ceil_snapped, spatial_indices
 
-__all__ = ["OME_VERSIONS", "AXIS_TYPES", "ome_multiscales", "level_placement", "level_shape"]
+__all__ = ["OME_VERSIONS", "AXIS_TYPES", "ome_multiscales", "level_placement", "level_shape", "codecs_of"]
 
 
 # ---------------------------------------------------------------- OME documents and level placement (no I/O)
@@ -240,3 +241,21 @@ def level_shape(shape, factors, origin=0) -> tuple[int, ...]:
         if p >= n:
             raise ValueError(f"origin is {origin!r}; expected less than shape {tuple(shape)!r} on axis {axis}")
     return tuple(ceil_snapped((n - p) / k) for n, k, p in zip(sizes, f, o))
+
+
+# ---------------------------------------------------------------- existing arrays
+
+
+def codecs_of(path) -> tuple[Any, tuple[int, ...] | None]:
+    """An existing zarr array's codecs (a v3 codecs list, the inner one when sharded, or a v2 compressor) and shard shape."""
+    found = gather(path)
+    node = found.node
+    if node.format == "zarr3" and node.kind == "array":
+        codecs = node.docs["zarr.json"].get("codecs") or []
+        if codecs and codecs[0].get("name") == "sharding_indexed":
+            shards = tuple(node.docs["zarr.json"]["chunk_grid"]["configuration"]["chunk_shape"])
+            return list(codecs[0]["configuration"].get("codecs") or []), shards
+        return list(codecs), None
+    if node.format == "zarr2" and node.kind == "array":
+        return node.docs[".zarray"].get("compressor"), None
+    raise ValueError(f"{node.path}: is a {node.format} {node.kind}; codecs_of reads zarr arrays")
