@@ -357,10 +357,11 @@ class WorldArray(WriteFace):
         resamples onto a grid of that size anchored at the source corner or at ``anchor`` (Behaviour 4).
         """
         target = None
+        corner = self._anchor(anchor, self._source_grid) if anchor is not None else None
         if voxel_size is not None:
             sizes = self._per_spatial(voxel_size)
-            if not same_sizes(sizes, self.voxel_size):
-                target = (sizes, self._anchor(anchor, self._source_grid))
+            if not same_sizes(sizes, self.voxel_size):  # at the handle's own size an anchor resamples nothing (A1)
+                target = (sizes, corner or self._anchor(None, self._source_grid))
         if target is None and self.resampled:
             target = (self.voxel_size, self.corner)
         if method is not None:
