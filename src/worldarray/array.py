@@ -65,7 +65,7 @@ class WorldArray(WriteFace):
         self._node, self._listed = choice.found.node, choice.listed
         self.level_path = store.join(choice.found.node.path, choice.found.node.scale_key) if choice.found.node.scale_key else choice.found.node.path
         self._store = open_array(choice.found, context if context is not None else shared_context(),
-                                 write=options.mode == "r+", store_fill=options.store_fill)
+                                 write=options.mode == "r+", store_fill=options.store_fill or _stores_fill(meta))
         self.source_voxel_size = tuple(source.voxel_size[i] for i in source.spatial)
         self.source_translation = tuple(source.translation[i] for i in source.spatial)
         grid, base = self._target(source, options)
@@ -442,6 +442,15 @@ class WorldArray(WriteFace):
         return f"{type(self).__name__}({self.level_path!r}, {self.meta.format} {self.dtype}, {{{axes}}}, placed_by={self.meta.placed_by!r})"
 
 
+#: The array attribute that records ``create(store_fill=True)``.
+STORE_FILL_KEY = "worldarray"
+
+
+def _stores_fill(meta: ArrayMeta) -> bool:
+    recorded = meta.attrs.get(STORE_FILL_KEY)
+    return isinstance(recorded, Mapping) and recorded.get("store_fill") is True
+
+
 def _restore(cls, path: str, options: Options, context, extra: dict):
     obj = cls.__new__(cls)
     obj.__dict__.update(extra)
@@ -492,6 +501,8 @@ def create(path, shape, dtype, voxel_size, translation, axes=None, units="nanome
 
     >>> vol = wa.create("out.zarr/s0", (64, 64, 64), "uint8", 8, 4, chunks=32)  # doctest: +SKIP
     """
+    if store_fill:  # recorded with the array, so every later handle stores fill units too (A2)
+        attrs = {**(attrs or {}), STORE_FILL_KEY: {"store_fill": True}}
     level = plan_level(path, shape, dtype, voxel_size, translation, axes, units, chunks, shards, fill_value, codecs,
                        format, attrs, group_attrs, exists)
     create_level(level, context if context is not None else shared_context(), retries)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -21,10 +22,11 @@ import tensorstore as ts
 from . import store
 from .detect import Gathered, Node, gather, source_of
 from .geometry import default_axes, spatial_indices
-from .meta import ArrayMeta, isclose
+from .meta import ArrayMeta, MetadataWarning, isclose
 from .metadata import multiscales_of, parse
 from .retry import Retry
-from .write import ome_multiscales
+from . import units as unit_table
+from .write import axis_units, ome_multiscales
 
 __all__ = ["Level", "plan_level", "create_level", "ensure_group_entry", "differences", "EXISTS"]
 
@@ -240,10 +242,26 @@ def with_entry(attrs: Mapping[str, Any], fmt: str, axes, units, name: str, voxel
     if listed and listed != tuple(axes):
         raise ValueError(f"the group's multiscales axes are {list(listed)}; the level's axes {list(axes)} differ, "
                          "and one multiscales lists levels of one set of axes")
+    voxel_size, translation = _in_group_units(multiscale, axes, units, voxel_size, translation)
+    fresh = ome_multiscales(axes, units, [(name, voxel_size, translation)], version)
     entry = (fresh["ome"] if fmt == "zarr3" else fresh)["multiscales"][0]["datasets"][0]
     datasets = [d for d in multiscale.get("datasets") or [] if not (isinstance(d, Mapping) and d.get("path") == name)]
     multiscale["datasets"] = sorted(datasets + [entry], key=_scale_of)
     return merged
+
+
+def _in_group_units(multiscale, axes, units, voxel_size, translation):
+    """A level's placement converted into the units the group's multiscales already uses, axis by axis."""
+    listed = [a.get("unit") or "" if isinstance(a, Mapping) else "" for a in multiscale.get("axes") or []]
+    if len(listed) != len(axes):
+        return voxel_size, translation
+    given = axis_units(axes, units)
+    sizes, shifts = list(voxel_size), list(translation)
+    for i, (have, want) in enumerate(zip(given, listed)):
+        if have and want and have != want:
+            scale = unit_table.factor(have, want)  # ValueError names both when they cannot convert
+            sizes[i], shifts[i] = sizes[i] * scale, shifts[i] * scale
+    return tuple(sizes), tuple(shifts)
 
 
 def _merged_group_attrs(attrs: dict, extra: Mapping[str, Any], group: str) -> dict:
@@ -282,7 +300,9 @@ def ensure_group_entry(group, name: str, voxel_size, translation, axes=None, uni
     array = _zarr_node(_probe(store.join(group, name)), store.join(group, name), "level")
     if array is None or array.kind != "array":
         raise FileNotFoundError(f"{store.join(group, name)}: no array to list in {group}")
-    meta = parse(source_of(gather(store.join(group, name))))
+    with warnings.catch_warnings():  # the array is about to be listed: its parent not listing it is the point
+        warnings.simplefilter("ignore", MetadataWarning)
+        meta = parse(source_of(gather(store.join(group, name))))
     if axes is None:
         listed = (multiscales_of(node.attrs) or [{}])[0].get("axes") if node is not None else None
         axes = tuple(a.get("name") for a in listed) if listed else meta.axes
@@ -396,6 +416,14 @@ def _after_lost_race(level: Level) -> None:
     raise FileExistsError(f"{level.path}: the store reports an array here that could not be read after {_RACE_ATTEMPTS} attempts")
 
 
+def _dry_run(spec: dict, level: Level) -> None:
+    """Let tensorstore parse the array's metadata on a throwaway in-memory store, so a bad codec is refused before any write."""
+    try:
+        ts.open({**spec, "kvstore": {"driver": "memory"}}, context=ts.Context()).result()
+    except ValueError as error:
+        raise ValueError(f"{level.path}: the array's metadata is refused ({error}); codecs is {level.codecs!r}") from error
+
+
 def create_level(level: Level, context: ts.Context, retries: Retry | None = None) -> str:
     """Create the group document (and bare groups above it), then the array; return the format written."""
     existing = _probe(level.path)
@@ -405,12 +433,13 @@ def create_level(level: Level, context: ts.Context, retries: Retry | None = None
                                   "create never overwrites (pass exists='adopt' to open an identical array)")
         adopt(level, existing)
     fmt, group, missing = resolve_format(level)
+    spec = array_spec(level, fmt)
+    _dry_run(spec, level)
     for directory in missing:
         _bare_group(directory, fmt)
     write_group(level, fmt, group, level.units)
     if existing is not None:
         return fmt
-    spec = array_spec(level, fmt)
     policy = retries or Retry()
     try:
         store.with_fallback(level.path, lambda way: policy.run(

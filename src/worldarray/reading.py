@@ -77,24 +77,34 @@ def read_resampled(view, plans, fill, mask: bool, transform, post_transform, dty
 
     ``plans`` holds one plan per axis of ``view`` (an identity plan on axes that are not resampled).
     The transform runs before resampling, the cast back to the dtype (the transform's, else the
-    stored one) after it, then ``post_transform``, then the fill: padding is never transformed.
+    stored one) after it, then ``post_transform``, then the fill: padding is never transformed. A
+    voxel lies outside when it does on some axis, so the fill goes in axis by axis and the mask is
+    built only when asked for.
     """
     out_shape = tuple(len(p.valid) for p in plans)
-    valid = np.ones(out_shape, bool)
-    for axis, plan in enumerate(plans):
-        shape = [1] * len(plans)
-        shape[axis] = len(plan.valid)
-        valid &= plan.valid.reshape(shape)
     if any(plan.empty for plan in plans) or 0 in out_shape:
         data = np.full(out_shape, 0 if fill == "edge" else fill, _output_dtype(dtype, transform))
-        return (data, valid) if mask else data
+        return (data, _mask(plans)) if mask else data
     block = fetch(view[tuple(slice(p.lo, p.hi, p.step) for p in plans)])
     if transform is not None:
         block = np.asarray(transform(block))
     data = apply(block, dict(enumerate(plans)), block.dtype)
     if post_transform is not None:
         data = np.asarray(post_transform(data))
-    if fill != "edge" and not valid.all():
-        data = np.array(data, copy=True) if not data.flags.writeable else data
-        data[~valid] = fill
-    return (data, valid) if mask else data
+    if fill != "edge" and not all(plan.valid.all() for plan in plans):
+        data = data if data.flags.writeable else np.array(data)
+        for axis, plan in enumerate(plans):
+            if not plan.valid.all():
+                index = [slice(None)] * len(plans)
+                index[axis] = ~plan.valid
+                data[tuple(index)] = fill
+    return (data, _mask(plans)) if mask else data
+
+
+def _mask(plans) -> np.ndarray:
+    valid = np.ones(tuple(len(p.valid) for p in plans), bool)
+    for axis, plan in enumerate(plans):
+        shape = [1] * len(plans)
+        shape[axis] = len(plan.valid)
+        valid &= plan.valid.reshape(shape)
+    return valid

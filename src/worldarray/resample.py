@@ -132,46 +132,99 @@ def _plan_interp(centres: np.ndarray, n: int) -> AxisPlan:
     return AxisPlan(lo, hi, 1, "interp", left - lo, weight, None, None, valid)
 
 
-def _accumulator(dtype: np.dtype) -> np.dtype:
-    if dtype.kind == "u":
-        return np.dtype(np.uint64)
-    if dtype.kind in "ib":
-        return np.dtype(np.int64)
-    return np.dtype(np.complex128 if dtype.kind == "c" else np.float64)
+def _largest(dtype: np.dtype) -> int | None:
+    """The largest magnitude an integer (or boolean) dtype holds; None for floats."""
+    if dtype.kind == "b":
+        return 1
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return max(abs(int(info.min)), int(info.max))
+    return None
+
+
+def _accumulator(dtype: np.dtype, terms: int) -> np.dtype:
+    """The narrowest dtype that holds a sum of ``terms`` values of ``dtype`` exactly."""
+    largest = _largest(dtype)
+    if largest is None:
+        return np.dtype(np.complex128 if dtype.kind == "c" else np.float64)
+    signed = dtype.kind == "i"
+    for candidate in ((np.int16, np.int32, np.int64) if signed else (np.uint16, np.uint32, np.uint64)):
+        if terms * largest <= np.iinfo(candidate).max:
+            return np.dtype(candidate)
+    return np.dtype(np.int64 if signed else np.uint64)
+
+
+def _full_blocks(plan: AxisPlan, length: int) -> int | None:
+    """The factor when every block is whole and in order (a plain strided sum serves), else None."""
+    if plan.index is not None or len(plan.counts) == 0:
+        return None
+    factor = int(plan.counts[0])
+    if factor < 1 or (plan.counts != factor).any() or length != factor * len(plan.counts):
+        return None
+    return factor
+
+
+def _block_sum(data: np.ndarray, axis: int, factor: int, acc: np.dtype) -> np.ndarray:
+    """Sum whole blocks of ``factor`` along ``axis`` with one strided add per block offset."""
+    def part(k):
+        index = [slice(None)] * data.ndim
+        index[axis] = slice(k, None, factor)
+        return data[tuple(index)]
+
+    total = part(0).astype(acc)
+    for k in range(1, factor):
+        total += part(k)
+    return total
+
+
+def _mean_axis(data, axis, plan, terms, block_dtype):
+    factor = _full_blocks(plan, data.shape[axis])
+    acc = _accumulator(block_dtype, terms)
+    if factor is not None:
+        return _block_sum(data, axis, factor, acc), factor
+    summed = np.add.reduceat(data, plan.starts, axis=axis, dtype=acc)
+    if plan.index is not None:
+        summed = np.take(summed, plan.index, axis=axis)
+    shape = [1] * data.ndim
+    shape[axis] = len(plan.counts)
+    return summed, plan.counts.reshape(shape)
+
+
+def _interp_axis(data, axis, plan):
+    left = np.take(data, plan.index, axis=axis).astype(np.float64, copy=False)
+    right = np.take(data, np.minimum(plan.index + 1, data.shape[axis] - 1), axis=axis)
+    shape = [1] * data.ndim
+    shape[axis] = len(plan.weight)
+    weight = plan.weight.reshape(shape)
+    return left * (1 - weight) + right * weight
 
 
 def apply(block: np.ndarray, plans: dict[int, AxisPlan], dtype: np.dtype) -> np.ndarray:
-    """Apply the plans (by axis of ``block``) and cast back to ``dtype``, rounding to integers when it is one."""
-    data, counts, exact = block, None, True
+    """Apply the plans (by axis of ``block``) and cast back to ``dtype``, rounding to integers when it is one.
+
+    Whole blocks are summed by strided adds; a mean or an interpolation stays within the values it
+    combines, so the integer result is rounded (ties to even) and cast without clipping.
+    """
+    terms = math.prod(int(p.counts.max()) if p.kind == "mean" and len(p.counts) else 1 for p in plans.values())
+    data, divisor, exact = block, 1, True
     for axis, plan in plans.items():
         if plan.kind == "mean":
-            data = np.add.reduceat(data, plan.starts, axis=axis, dtype=_accumulator(block.dtype))
-            if plan.index is not None:
-                data = np.take(data, plan.index, axis=axis)
-            shape = [1] * block.ndim
-            shape[axis] = len(plan.counts)
-            per_axis = plan.counts.reshape(shape)
-            counts = per_axis if counts is None else counts * per_axis
+            data, count = _mean_axis(data, axis, plan, terms, data.dtype)
+            divisor = divisor * count
             exact = False
         elif plan.kind == "interp":
-            left = np.take(data, plan.index, axis=axis).astype(np.float64, copy=False)
-            right = np.take(data, np.minimum(plan.index + 1, data.shape[axis] - 1), axis=axis)
-            shape = [1] * block.ndim
-            shape[axis] = len(plan.weight)
-            weight = plan.weight.reshape(shape)
-            data = left * (1 - weight) + right * weight
+            data = _interp_axis(data, axis, plan)
             exact = False
         elif plan.index is not None:
             data = np.take(data, plan.index, axis=axis)
-    if counts is not None:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            data = data / np.maximum(counts, 1)
     if exact:
         return data
+    if not isinstance(divisor, int) or divisor != 1:
+        # float32 quotients round exactly as float64 ones while every sum is below 2 ** 23
+        largest = _largest(block.dtype)
+        precise = np.float32 if largest is not None and terms * largest < 2**23 else np.float64
+        with np.errstate(invalid="ignore", divide="ignore"):
+            data = np.divide(data, np.maximum(divisor, 1), dtype=precise)
     if dtype.kind in "iub":
-        info = np.iinfo(dtype) if dtype.kind != "b" else None
-        rounded = np.rint(data)
-        if info is not None:
-            rounded = np.clip(rounded, info.min, info.max)
-        return rounded.astype(dtype)
+        return np.rint(data).astype(dtype)
     return data.astype(dtype, copy=False)

@@ -16,7 +16,7 @@ from . import units as unit_table
 from .detect import gather
 from .geometry import ceil_snapped, spatial_indices
 
-__all__ = ["OME_VERSIONS", "AXIS_TYPES", "ome_multiscales", "level_placement", "level_shape", "codecs_of"]
+__all__ = ["OME_VERSIONS", "AXIS_TYPES", "ome_multiscales", "level_placement", "level_shape", "codecs_of", "axis_units"]
 
 
 # ---------------------------------------------------------------- OME documents and level placement (no I/O)
@@ -105,6 +105,12 @@ def _parse_units(units, axes, types) -> tuple[str, ...]:
         raise ValueError(f"units is {units!r}; expected one unit per axis of {list(axes)} ('' on a channel axis) "
                          "or a dict such as {'space': 'nanometer', 'time': 'second'}")
     return tuple(_ome_unit(f"units[{i}]", unit, axis, kind) for i, (unit, axis, kind) in enumerate(zip(units, axes, types)))
+
+
+def axis_units(axes: Sequence[str], units, axis_types=None) -> tuple[str, ...]:
+    """OME's spelling of each axis's unit ("" where none), from one unit per axis, by kind, or one space unit."""
+    axes = _parse_axes(axes)
+    return _parse_units(units, axes, _parse_axis_types(axis_types, axes, spatial_indices(axes)))
 
 
 def _spread(values, fill: float, ndim: int, spatial) -> list[float]:
