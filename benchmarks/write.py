@@ -4,8 +4,8 @@ Creates a placed level ``out.zarr/s0`` with ``wa.create`` in a temporary directo
 64^3 chunks, zstd level 3 (the default codecs), voxel size 8 nm and translation 4 nm. Then times one case, a
 128^3 chunk-aligned region (8 whole chunks, 2 MiB) at the origin, written three ways:
 
-- ``ts slice``: the floor, a slice of a raw ``ts.open`` of s0 on ``wa.shared_context()``, the context
-  worldarray opens on, written with ``.write(data).result()``;
+- ``ts slice``: the floor, ``raw[0:128, 0:128, 0:128].write(data).result()`` on a raw ``ts.open`` of s0 on
+  ``wa.shared_context()``, the context worldarray opens on;
 - ``vol.ts slice``: the same slice of ``vol.ts``, the handle worldarray itself writes through (opened with the
   array document handed over as ``assume_metadata``);
 - ``write_index``: ``vol.write_index((0, 0, 0), (128, 128, 128), data)``.
@@ -51,9 +51,8 @@ def calls(raw, vol):
     """[(callable name, callable of the data)]: the floor first, then vol.ts, then ours."""
     region = tuple(map(slice, BEGIN, END))
 
-    def direct(store):
-        view = store[region]
-        return lambda data: view.write(data).result()
+    def direct(store):  # indexed on every call, as a caller of tensorstore would, and as write_index does
+        return lambda data: store[region].write(data).result()
 
     return [("ts slice", direct(raw)), ("vol.ts slice", direct(vol.ts)),
             ("write_index", lambda data: vol.write_index(BEGIN, END, data))]

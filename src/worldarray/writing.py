@@ -92,7 +92,11 @@ class WriteFace:
         policy = retries or self._retries
         nbytes = math.prod(wanted) * self._itemsize
         timeout = policy.timeout or (_WRITE_FLOOR_TIMEOUT if nbytes <= self._floor_bytes else policy.attempt_timeout(nbytes, self.remote))
-        policy.run(lambda: view.write(data), timeout, f"write to {self.level_path}")
+        future = view.write(data)  # attempt 1 inline; the policy takes over only after a failure
+        try:
+            future.result(timeout=timeout)
+        except Exception as error:
+            policy.recover(error, future, lambda: view.write(data), timeout, f"write to {self.level_path}")
 
     def write(self, box, data, partial: bool = False, retries: Retry | None = None) -> None:
         """Write a world box: the voxels whose centres lie in it (Behaviour 2), then write_index; no padding, no resampling."""
