@@ -23,18 +23,17 @@ Run: ``python benchmarks/read.py [--rounds SCALE]``
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import pathlib
 import random
 import statistics
 import tempfile
-import time
 
 import numpy as np
 import tensorstore as ts
 
 import worldarray as wa
+from timing import interleaved, per_round, verdict
 
 SHAPE, CHUNK, SIZE, SHIFT = (256, 256, 256), (64, 64, 64), 8.0, 4.0
 
@@ -93,28 +92,6 @@ def cases(raw, vol):
     return out
 
 
-def interleaved(calls, rounds: int, warmup: int = 10) -> list[list[int]]:
-    """Nanoseconds per round for each callable, every round running all of them in a new random order."""
-    for _, call in calls:
-        for _ in range(warmup):
-            call()
-    times = [[] for _ in calls]
-    order = list(range(len(calls)))
-    gc.collect()
-    gc.disable()
-    try:
-        for _ in range(rounds):
-            random.shuffle(order)
-            for i in order:
-                call = calls[i][1]
-                start = time.perf_counter_ns()
-                call()
-                times[i].append(time.perf_counter_ns() - start)
-    finally:
-        gc.enable()
-    return times
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=float, default=1.0,
@@ -144,20 +121,18 @@ def main() -> None:
               f" {'vs':>8} {'target':>7}  reached")
         print(f"{'':18} {'':15} {'':>6} {'':>10} {'medians':>9} {'ratios':>10} {'vol.ts':>8}")
         for name, key, target, calls in table:
-            times = interleaved(calls, rounds[key])
+            times = interleaved([call for _, call in calls], rounds[key], warmup=10)
             floor_median = statistics.median(times[0])
             for row, ((label, _), series) in enumerate(zip(calls, times)):
                 median = statistics.median(series)
                 line = f"{name if row == 0 else '':18} {label:15} {rounds[key]:6} {median / 1e3:10.1f}"
                 if row > 0:
                     of_medians = median / floor_median
-                    of_ratios = statistics.median(t / f for t, f in zip(series, times[0]))
+                    of_ratios = per_round(series, times[0])
                     line += f" {of_medians:8.3f}x {of_ratios:9.3f}x"
                 if label in target:
-                    tight = statistics.median(t / f for t, f in zip(series, times[1]))
-                    reached = {(True, True): "yes", (False, False): "no"}.get(
-                        (of_medians <= target[label], of_ratios <= target[label]), "one of two")
-                    line += f" {tight:7.3f}x {target[label]:6.2f}x  {reached}"
+                    reached = verdict(of_medians, of_ratios, target[label])
+                    line += f" {per_round(series, times[1]):7.3f}x {target[label]:6.2f}x  {reached}"
                 print(line)
 
 

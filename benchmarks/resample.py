@@ -31,18 +31,17 @@ Run: ``python benchmarks/resample.py [--rounds N]``
 from __future__ import annotations
 
 import argparse
-import gc
 import pathlib
 import random
 import statistics
 import sys
 import tempfile
-import time
 
 import numpy as np
 import tensorstore as ts
 
 import worldarray as wa
+from timing import interleaved, per_round, verdict
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from read import SHAPE, build  # noqa: E402  the same volume, built the same way
@@ -114,28 +113,6 @@ def check(name: str, got: np.ndarray, expected: np.ndarray) -> None:
     assert not differ.any(), f"{name} differs from the floor"
 
 
-def interleaved(calls, rounds: int, warmup: int = 2) -> list[list[int]]:
-    """Nanoseconds per round for each callable, every round running all of them in a new random order."""
-    for _, call, _ in calls:
-        for _ in range(warmup):
-            call()
-    times = [[] for _ in calls]
-    order = list(range(len(calls)))
-    gc.collect()
-    gc.disable()
-    try:
-        for _ in range(rounds):
-            random.shuffle(order)
-            for i in order:
-                call = calls[i][1]
-                start = time.perf_counter_ns()
-                call()
-                times[i].append(time.perf_counter_ns() - start)
-    finally:
-        gc.enable()
-    return times
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30, help="rounds per case (default 30)")
@@ -167,19 +144,17 @@ def main() -> None:
               f" {'vs':>8} {'target':>7}  {'reached':10} {'issue':>8}")
         print(f"{'':11} {'':20} {'':>10} {'medians':>9} {'ratios':>10} {'vol.ts':>8}")
         for name, target, calls in table:
-            times = interleaved(calls, args.rounds)
+            times = interleaved([call for _, call, _ in calls], args.rounds)
             floor_median = statistics.median(times[0])
             for row, ((label, _, issue), series) in enumerate(zip(calls, times)):
                 median = statistics.median(series)
                 line = f"{name if row == 0 else '':11} {label:20} {median / 1e6:10.1f}"
                 if row > 0:
                     of_medians = median / floor_median
-                    of_ratios = statistics.median(t / f for t, f in zip(series, times[0]))
-                    tight = statistics.median(t / f for t, f in zip(series, times[1]))
-                    line += f" {of_medians:8.3f}x {of_ratios:9.3f}x {tight:7.3f}x"
+                    of_ratios = per_round(series, times[0])
+                    line += f" {of_medians:8.3f}x {of_ratios:9.3f}x {per_round(series, times[1]):7.3f}x"
                     if row == 2:
-                        reached = {(True, True): "yes", (False, False): "no"}.get(
-                            (of_medians <= target, of_ratios <= target), "one of two")
+                        reached = verdict(of_medians, of_ratios, target)
                         line += f" {target:6.2f}x  {reached:10}"
                     else:
                         line += f" {'':7}  {'':10}"

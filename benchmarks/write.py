@@ -23,17 +23,16 @@ Run: ``python benchmarks/write.py [--rounds SCALE]``
 from __future__ import annotations
 
 import argparse
-import gc
 import pathlib
 import random
 import statistics
 import tempfile
-import time
 
 import numpy as np
 import tensorstore as ts
 
 import worldarray as wa
+from timing import interleaved, per_round, verdict
 
 SHAPE, CHUNK, SIZE, SHIFT = (256, 256, 256), 64, 8, 4
 BEGIN, END = (0, 0, 0), (128, 128, 128)
@@ -56,29 +55,6 @@ def calls(raw, vol):
 
     return [("ts slice", direct(raw)), ("vol.ts slice", direct(vol.ts)),
             ("write_index", lambda data: vol.write_index(BEGIN, END, data))]
-
-
-def interleaved(calls, rounds: int, rng: np.random.Generator, warmup: int = 5) -> list[list[int]]:
-    """Nanoseconds per round for each callable, every round writing one fresh array with all of them in a new random order."""
-    for _, call in calls:
-        for _ in range(warmup):
-            call(noise(rng))
-    times = [[] for _ in calls]
-    order = list(range(len(calls)))
-    gc.collect()
-    gc.disable()
-    try:
-        for _ in range(rounds):
-            data = noise(rng)
-            random.shuffle(order)
-            for i in order:
-                call = calls[i][1]
-                start = time.perf_counter_ns()
-                call(data)
-                times[i].append(time.perf_counter_ns() - start)
-    finally:
-        gc.enable()
-    return times
 
 
 def main() -> None:
@@ -110,20 +86,18 @@ def main() -> None:
         print(f"{'callable':15} {'rounds':>6} {'median ms':>10} {'ratio of':>9} {'median of':>10}"
               f" {'vs':>8} {'target':>7}  reached")
         print(f"{'':15} {'':>6} {'':>10} {'medians':>9} {'ratios':>10} {'vol.ts':>8}")
-        times = interleaved(table, rounds, rng)
+        times = interleaved([call for _, call in table], rounds, warmup=5, arguments=lambda: (noise(rng),))
         floor_median = statistics.median(times[0])
         for row, ((label, _), series) in enumerate(zip(table, times)):
             median = statistics.median(series)
             line = f"{label:15} {rounds:6} {median / 1e6:10.2f}"
             if row > 0:
                 of_medians = median / floor_median
-                of_ratios = statistics.median(t / f for t, f in zip(series, times[0]))
+                of_ratios = per_round(series, times[0])
                 line += f" {of_medians:8.3f}x {of_ratios:9.3f}x"
             if label in TARGET:
-                tight = statistics.median(t / f for t, f in zip(series, times[1]))
-                reached = {(True, True): "yes", (False, False): "no"}.get(
-                    (of_medians <= TARGET[label], of_ratios <= TARGET[label]), "one of two")
-                line += f" {tight:7.3f}x {TARGET[label]:6.2f}x  {reached}"
+                reached = verdict(of_medians, of_ratios, TARGET[label])
+                line += f" {per_round(series, times[1]):7.3f}x {TARGET[label]:6.2f}x  {reached}"
             print(line)
 
 
