@@ -14,13 +14,39 @@ from . import store
 from .context import shared_context
 from .detect import Gathered, Node, source_of
 
-__all__ = ["open_array"]
+__all__ = ["open_array", "clean_zarr2_metadata"]
 
 _N5_ARRAY_MEMBERS = ("dimensions", "blockSize", "dataType", "compression")
+# The members tensorstore's zarr v2 driver accepts per compressor id; any other member fails the open.
+_ZARR2_COMPRESSOR_MEMBERS = {
+    "zstd": frozenset({"id", "level"}),
+    "blosc": frozenset({"id", "cname", "clevel", "shuffle", "blocksize"}),
+    "gzip": frozenset({"id", "level"}),
+    "zlib": frozenset({"id", "level"}),
+    "bz2": frozenset({"id", "level"}),
+}
+
+
+def clean_zarr2_metadata(zarray: dict) -> dict:
+    """Return a copy of a parsed .zarray whose compressor lacks the members tensorstore rejects.
+
+    Only the compressor changes: it loses the members tensorstore does not accept for its id (zstd's
+    ``checksum``, written by newer numcodecs; ``typesize``). A compressor id it does not know is kept whole.
+
+    >>> clean_zarr2_metadata({"compressor": {"id": "zstd", "level": 3, "checksum": True}})
+    {'compressor': {'id': 'zstd', 'level': 3}}
+    """
+    cleaned = dict(zarray)
+    compressor = zarray.get("compressor")
+    accepted = _ZARR2_COMPRESSOR_MEMBERS.get(compressor.get("id")) if isinstance(compressor, dict) else None
+    if accepted is not None:
+        cleaned["compressor"] = {name: value for name, value in compressor.items() if name in accepted}
+    return cleaned
+
 
 
 def _zarr2_spec(node: Node) -> dict:
-    return {"driver": "zarr", "metadata": store.clean_zarr2_metadata(node.docs[".zarray"]), "assume_metadata": True}
+    return {"driver": "zarr", "metadata": clean_zarr2_metadata(node.docs[".zarray"]), "assume_metadata": True}
 
 
 def _zarr3_spec(node: Node) -> dict:

@@ -28,7 +28,7 @@ import tensorstore as ts
 from .context import shared_context
 
 __all__ = [
-    "GUARD_GCE_METADATA", "Way", "basename", "clean_zarr2_metadata", "guard_gce_metadata", "is_refusal",
+    "GUARD_GCE_METADATA", "Way", "basename", "guard_gce_metadata", "is_refusal",
     "is_remote", "is_root", "join", "normalize", "on_google_cloud", "open_kvstore", "parent", "read_documents",
     "scheme", "url", "ways", "with_fallback",
 ]  # fmt: skip
@@ -52,15 +52,6 @@ _UNREACHABLE_METADATA_ROOT = "metadata.invalid"
 # Metadata reads retry for about five seconds in total: 0.2 + 0.4 + 0.8 + 1.6 + 2 s.
 _METADATA_RETRIES = {"max_retries": 5, "initial_delay": "0.2s", "max_delay": "2s"}
 _RETRY_RESOURCES = {"s3": "s3_request_retries", "gcs": "gcs_request_retries", "http": "http_request_retries"}
-# The members tensorstore's zarr v2 driver accepts per compressor id; any other member fails the open.
-_ZARR2_COMPRESSOR_MEMBERS = {
-    "zstd": frozenset({"id", "level"}),
-    "blosc": frozenset({"id", "cname", "clevel", "shuffle", "blocksize"}),
-    "gzip": frozenset({"id", "level"}),
-    "zlib": frozenset({"id", "level"}),
-    "bz2": frozenset({"id", "level"}),
-}
-
 _lock = threading.Lock()
 _remembered: dict[tuple[str, str], str] = {}
 # Values keep their context alive, so a context's id is not reused while its entry lives.
@@ -585,23 +576,3 @@ def guard_gce_metadata(environ: dict | None = None, *, product_name_file: str = 
     if GUARD_GCE_METADATA and not on_google_cloud(product_name_file, environ):
         environ["GCE_METADATA_ROOT"] = _UNREACHABLE_METADATA_ROOT
         logger.debug("not a Google Cloud machine: GCE_METADATA_ROOT set to %s", _UNREACHABLE_METADATA_ROOT)
-
-
-# -- documents tensorstore would reject -------------------------------------------------------------------
-
-
-def clean_zarr2_metadata(zarray: dict) -> dict:
-    """Return a copy of a parsed .zarray whose compressor lacks the members tensorstore rejects.
-
-    Only the compressor changes: it loses the members tensorstore does not accept for its id (zstd's
-    ``checksum``, written by newer numcodecs; ``typesize``). A compressor id it does not know is kept whole.
-
-    >>> clean_zarr2_metadata({"compressor": {"id": "zstd", "level": 3, "checksum": True}})
-    {'compressor': {'id': 'zstd', 'level': 3}}
-    """
-    cleaned = dict(zarray)
-    compressor = zarray.get("compressor")
-    accepted = _ZARR2_COMPRESSOR_MEMBERS.get(compressor.get("id")) if isinstance(compressor, dict) else None
-    if accepted is not None:
-        cleaned["compressor"] = {name: value for name, value in compressor.items() if name in accepted}
-    return cleaned
