@@ -84,3 +84,21 @@ def test_at_most_max_attempts_are_made(monkeypatch):
 def test_shared_context_is_one_object_per_budget():
     assert wa.shared_context() is wa.shared_context(0)
     assert wa.shared_context(1 << 20) is wa.shared_context(1 << 20) is not wa.shared_context(0)
+
+
+@pytest.mark.parametrize("message", [
+    "FAILED_PRECONDITION: Error reading chunk [source locations='tensorstore/array_endian_codec.cc:218\nmetadata.cc:504']",
+    "INVALID_ARGUMENT: shape 504 is out of range",
+    "DATA_LOSS: decoded 429 bytes, expected 512",
+])
+def test_numbers_that_are_not_http_statuses_are_not_retried(message):
+    assert not wa.retry.is_transient(ValueError(message))
+
+
+@pytest.mark.parametrize("message", [
+    "ABORTED: All 5 retry attempts failed: HTTP response code: 503",
+    "HTTP 429 Too Many Requests",
+    "UNKNOWN: status code 502 from the server",
+])
+def test_an_http_5xx_or_429_named_as_a_status_is_retried(message):
+    assert wa.retry.is_transient(ValueError(message))

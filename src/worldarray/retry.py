@@ -14,8 +14,9 @@ __all__ = ["Retry", "is_transient"]
 logger = logging.getLogger("worldarray")
 
 _TRANSIENT_CODES = ("UNAVAILABLE", "DEADLINE_EXCEEDED", "RESOURCE_EXHAUSTED")
-_HTTP_STATUS = re.compile(r"\b(?:HTTP (?:status|response code|code)?\s*:?\s*)?(5\d\d|429)\b")
-_HTTP_CONTEXT = re.compile(r"HTTP|status|code", re.IGNORECASE)
+# an HTTP status named as one: "HTTP 503", "HTTP status 429", "HTTP response code: 502", "status code 500"
+_HTTP_STATUS = re.compile(r"\b(?:HTTP|status)\b[^0-9\[\]]{0,24}?\b(5\d\d|429)\b", re.IGNORECASE)
+_SOURCE_LOCATIONS = " [source locations="  # tensorstore's appendix, whose line numbers are no status codes
 _MIB = float(1 << 20)
 
 
@@ -23,10 +24,10 @@ def is_transient(error: BaseException) -> bool:
     """A timeout, or a tensorstore error starting UNAVAILABLE, DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED or carrying HTTP 5xx or 429."""
     if isinstance(error, TimeoutError):
         return True
-    message = str(error)
+    message = str(error).split(_SOURCE_LOCATIONS, 1)[0]
     if message.startswith(_TRANSIENT_CODES):
         return True
-    return bool(_HTTP_CONTEXT.search(message) and _HTTP_STATUS.search(message))
+    return bool(_HTTP_STATUS.search(message))
 
 
 def _clamp(value: float, low: float, high: float) -> float:
