@@ -154,3 +154,16 @@ def test_a_scale_list_that_is_not_a_list_raises():
 def test_a_shape_that_is_not_whole_numbers_raises_naming_the_document():
     with pytest.raises(ValueError, match=r"s0/.zarray: shape"):
         parse(zarr2(zarray={**ZARRAY, "shape": [4, -1, 8]}))
+
+
+def test_an_unplaced_array_takes_nanometres_with_one_warning_when_converted():
+    meta = quiet_parse(zarr2())
+    assert meta.units == ("", "", "")
+    with pytest.warns(wa.MetadataWarning, match="no unit"):
+        assert meta.in_nm().units == ("nanometer",) * 3
+
+
+def test_a_cosem_transform_is_tried_before_funlib_keys_on_the_same_array():
+    transform = {"axes": ["z", "y", "x"], "scale": [8, 4, 4], "translate": [4, 2, 2], "units": ["nm"] * 3}
+    meta = quiet_parse(zarr2({"transform": transform, "resolution": [16, 16, 16], "offset": [0, 0, 0]}))
+    assert (meta.placed_by, meta.voxel_size, meta.translation) == ("cosem", (8, 4, 4), (4, 2, 2))
