@@ -17,7 +17,7 @@ from typing import Any, Mapping
 from . import store
 from .metadata import Document, Source, multiscales_of
 
-__all__ = ["Node", "Gathered", "PROBE_KEYS", "detect", "gather", "source_of"]
+__all__ = ["Node", "Gathered", "PROBE_KEYS", "attrs_url", "detect", "gather", "source_of", "scale_key_of", "user_attrs"]
 
 #: Probe keys, in the order that decides the format.
 PROBE_KEYS = ("zarr.json", ".zarray", ".zgroup", "info", "attributes.json")
@@ -157,7 +157,7 @@ def _read_ancestors(path: str) -> tuple[Document, ...]:
     return tuple(found)
 
 
-def _attrs_url(node: Node) -> str:
+def attrs_url(node: Node) -> str:
     key = {"zarr3": "zarr.json", "n5": "attributes.json", "precomputed": "info"}.get(node.format, ".zattrs")
     return store.url(node.path, key)
 
@@ -168,7 +168,7 @@ def _as_document(directory: str | None, node: Node | None) -> tuple[Document, ..
         return ()
     if node is None:
         return (Document(directory, store.url(directory, ".zattrs"), {}),)
-    return (Document(node.path, _attrs_url(node), node.attrs),)
+    return (Document(node.path, attrs_url(node), node.attrs),)
 
 
 def gather(path, missing_ok: bool = False, above: Gathered | None = None) -> Gathered | None:
@@ -249,5 +249,5 @@ def source_of(found: Gathered) -> Source:
         own = Document(store.join(node.path, node.scale_key), url, dict(info["scales"][index]))
         return Source("precomputed", own.path, info, url, own, (Document(node.path, url, node.attrs),), index)
     key = {"zarr3": "zarr.json", "zarr2": ".zarray", "n5": "attributes.json"}[node.format]
-    own = Document(node.path, _attrs_url(node), node.attrs)
+    own = Document(node.path, attrs_url(node), node.attrs)
     return Source(node.format, node.path, node.docs[key], store.url(node.path, key), own, found.ancestors)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from . import store
-from .detect import Gathered, Node, gather, scale_key_of, source_of
+from .detect import Gathered, Node, attrs_url, gather, scale_key_of, source_of
 from .documents import Document, Placement, Source
 from .metadata import level_placements, multiscales_of, parse
 
@@ -213,7 +213,7 @@ class Choice:
 
 
 def group_source(node: Node) -> Source:
-    url = store.url(node.path, "info" if node.format == "precomputed" else "attrs")
+    url = attrs_url(node)
     return Source(node.format, node.path, node.docs.get("info", {}), url, Document(node.path, url, node.attrs))
 
 
