@@ -53,11 +53,10 @@ class WorldArray(WriteFace):
         self._options, self._context = options, context
         self.path = path
         choice = choose(path, options.level, options.voxel_size, options.level_mode, self._sizer(options, None))
-        rescale = self._base_rescale(choice, options)
-        if options.voxel_size is not None and choice.group is not None and options.level is None:
-            # the level was chosen on unscaled sizes; choose again when a base voxel size rescales them
-            if rescale != (1.0,) * len(rescale):
-                choice = choose(path, None, options.voxel_size, options.level_mode, self._sizer(options, rescale))
+        rescale = self._base_rescale(choice, options) if options.base_voxel_size is not None else None
+        if rescale and options.voxel_size is not None and choice.group is not None and options.level is None:
+            # the level was chosen on unscaled sizes; choose again on the sizes the base voxel size gives
+            choice = choose(path, None, options.voxel_size, options.level_mode, self._sizer(options, rescale))
         meta = parse(source_of(choice.found), options.metadata_conflicts)
         meta = self._rescaled(meta, rescale, options)
         source = in_requested_units(meta, options.units, options.strict_units)
@@ -86,17 +85,15 @@ class WorldArray(WriteFace):
         return sizes
 
     def _base_rescale(self, choice, options: Options) -> tuple[float, ...]:
-        """Per spatial axis, base_voxel_size over level 0's stored voxel size (1 without base_voxel_size)."""
+        """Per spatial axis, base_voxel_size over level 0's stored voxel size."""
         first = choice.first_placement()
         spatial = spatial_indices(first.axes or default_axes(len(first.voxel_size)))
-        if options.base_voxel_size is None:
-            return (1.0,) * len(spatial)
         if len(options.base_voxel_size) != len(spatial):
             raise ValueError(f"base_voxel_size is {options.base_voxel_size}; expected {len(spatial)} entries, one per spatial axis")
         return tuple(b / first.voxel_size[i] for b, i in zip(options.base_voxel_size, spatial))
 
     def _rescaled(self, meta: ArrayMeta, rescale, options: Options) -> ArrayMeta:
-        if options.base_voxel_size is None:
+        if rescale is None:
             return meta
         unit = options.base_units or space_unit(options.units) or "nanometer"
         sizes, shifts, names = list(meta.voxel_size), list(meta.translation), list(meta.units)
