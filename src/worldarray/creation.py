@@ -24,6 +24,7 @@ from .detect import Gathered, Node, gather, source_of
 from .geometry import default_axes, spatial_indices
 from .meta import ArrayMeta, MetadataWarning, isclose
 from .metadata import multiscales_of, parse
+from .reading import holds_exactly
 from .retry import Retry
 from . import units as unit_table
 from .write import axis_units, ome_multiscales
@@ -125,20 +126,20 @@ def plan_level(path, shape, dtype, voxel_size, translation, axes=None, units="na
         raise ValueError(f"exists is {exists!r}; expected one of {EXISTS}")
     if not (isinstance(codecs, str) and codecs in ("zstd", "none")) and not isinstance(codecs, (list, tuple, Mapping)):
         raise ValueError(f"codecs is {codecs!r}; expected 'zstd', 'none', a zarr v2 compressor dict or a zarr v3 codecs list")
+    fill_value = stored_fill(fill_value)
     _check_fill(fill_value, dtype)
     return Level(path, shape, dtype, axes, units, _placement("voxel_size", voxel_size, ndim, spatial, 1.0, True),
                  _placement("translation", translation, ndim, spatial, 0.0, False), chunks, shards, fill_value, codecs,
                  format, dict(attrs or {}), dict(group_attrs or {}), exists)
 
 
+def stored_fill(value):
+    """A fill value as a number: the JSON spellings "NaN", "Infinity" and "-Infinity" decoded."""
+    return {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}.get(value, value) if isinstance(value, str) else value
+
+
 def _check_fill(value, dtype: np.dtype) -> None:
-    try:
-        with np.errstate(invalid="ignore", over="ignore"):
-            cast = np.asarray(value).astype(dtype)
-        same = bool(cast == value) or (isinstance(value, float) and math.isnan(value) and bool(np.isnan(cast)))
-    except (TypeError, ValueError, OverflowError):
-        same = False
-    if np.ndim(value) != 0 or not same:
+    if np.ndim(value) != 0 or not holds_exactly(value, dtype):
         raise ValueError(f"fill_value is {value!r}, which dtype {dtype} cannot hold exactly")
 
 
@@ -315,9 +316,13 @@ def ensure_group_entry(group, name: str, voxel_size, translation, axes=None, uni
 
 
 def _json_fill(value, dtype: np.dtype):
-    if dtype.kind == "f" and not math.isfinite(value):
+    """The fill value as each format's JSON spells it for ``dtype`` (a boolean for bool, strings for non-finite floats)."""
+    value = np.asarray(value).astype(dtype).item()
+    if isinstance(value, complex):
+        return [_json_fill(value.real, np.dtype(np.float64)), _json_fill(value.imag, np.dtype(np.float64))]
+    if isinstance(value, float) and not math.isfinite(value):
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
-    return value.item() if isinstance(value, np.generic) else value
+    return value
 
 
 def _zarr3_codecs(level: Level) -> list:
@@ -327,7 +332,7 @@ def _zarr3_codecs(level: Level) -> list:
         raise ValueError(f"codecs is {level.codecs!r}, a zarr v2 compressor; a zarr v3 array takes a codecs list")
     else:
         inner = [{"name": "bytes", "configuration": {"endian": "little"}}]
-        if level.codecs == "zstd":
+        if level.codecs == "zstd":  # the default: bytes then zstd, as zarr-python writes it
             inner.append({"name": "zstd", "configuration": {"level": _ZSTD_LEVEL, "checksum": False}})
     if level.shards is None:
         return inner
@@ -421,7 +426,7 @@ def _dry_run(spec: dict, level: Level) -> None:
     try:
         ts.open({**spec, "kvstore": {"driver": "memory"}}, context=ts.Context()).result()
     except ValueError as error:
-        raise ValueError(f"{level.path}: the array's metadata is refused ({error}); codecs is {level.codecs!r}") from error
+        raise ValueError(f"{level.path}: tensorstore refuses the array's metadata: {error}") from error
 
 
 def create_level(level: Level, context: ts.Context, retries: Retry | None = None) -> str:

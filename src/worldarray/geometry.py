@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+
+import numpy as np
 from typing import Sequence
 
 __all__ = [
@@ -200,7 +202,7 @@ class Box:
 
     def contains(self, other) -> bool:
         """True for a point inside the box (half-open) or a box wholly inside it."""
-        if hasattr(other, "begin") or hasattr(other, "offset") or (len(other) == 2 and not isinstance(other[0], (int, float))):
+        if hasattr(other, "begin") or hasattr(other, "offset") or (np.ndim(other) == 2 or (len(other) == 2 and np.ndim(other[0]) == 1)):
             other = as_box(other, self.ndim)
             return other.empty or all(b <= ob and oe <= e for b, e, ob, oe in zip(self.begin, self.end, other.begin, other.end))
         point = _per_axis(other, self.ndim, "point")

@@ -60,16 +60,16 @@ def compose(transforms, ndim, url, key, voxel=None, shift=None):
     shift = list(shift or (0.0,) * ndim)
     for n, transform in enumerate(list_of(transforms or [], url, key, kind="transforms")):
         kind = transform.get("type") if isinstance(transform, Mapping) else None
-        where = f"{key}[{n}]"
+        label = f"{key}[{n}]"
         if kind == "scale":
-            scale = numbers(transform.get("scale"), url, f"{where}.scale", ndim, positive=True)
+            scale = numbers(transform.get("scale"), url, f"{label}.scale", ndim, positive=True)
             voxel = [v * s for v, s in zip(voxel, scale)]
             shift = [t * s for t, s in zip(shift, scale)]
         elif kind == "translation":
-            move = numbers(transform.get("translation"), url, f"{where}.translation", ndim)
+            move = numbers(transform.get("translation"), url, f"{label}.translation", ndim)
             shift = [t + m for t, m in zip(shift, move)]
         elif kind != "identity":
-            raise ValueError(f"{where(url, where)} is {transform!r}; expected a scale, translation or identity transform")
+            raise ValueError(f"{where(url, label)} is {transform!r}; expected a scale, translation or identity transform")
     return tuple(voxel), tuple(shift)
 
 

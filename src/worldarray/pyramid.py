@@ -130,8 +130,9 @@ class Pyramid:
             if factors is None:
                 raise ValueError(f"add_level {name!r}: give shape, or factors to derive it from level {source_name!r}")
             shape = level_shape(source.shape, _spread(factors, source, 1.0), _spread(origin, source, 0))
-        if codecs is None:
-            codecs, found_shards = codecs_of(store.join(self.path, source_name))
+        if codecs is None or shards is None:
+            found_codecs, found_shards = codecs_of(store.join(self.path, source_name))
+            codecs = (found_codecs if found_codecs is not None else "none") if codecs is None else codecs
             shards = found_shards if shards is None else shards
         level = create(store.join(self.path, name), shape, dtype or source.dtype, voxel_size, translation,
                        axes=source.axes, units=list(source.units), chunks=chunks or source.chunk_shape, shards=shards,

@@ -9,7 +9,7 @@ import numpy as np
 
 from .resample import apply
 
-__all__ = ["check_padding", "read_clipped", "read_resampled"]
+__all__ = ["check_padding", "holds_exactly", "read_clipped", "read_resampled"]
 
 
 def check_padding(value, dtype: np.dtype):
@@ -18,15 +18,24 @@ def check_padding(value, dtype: np.dtype):
         if value != "edge":
             raise ValueError(f"padding is {value!r}; expected 'edge' or a value of dtype {dtype}")
         return value
-    try:
-        with np.errstate(invalid="ignore", over="ignore"):
-            cast = np.asarray(value).astype(dtype)
-        same = cast == value or (isinstance(value, float) and math.isnan(value) and np.isnan(cast))
-    except (TypeError, ValueError, OverflowError) as error:
-        raise ValueError(f"padding is {value!r}, which dtype {dtype} cannot hold") from error
-    if np.ndim(value) != 0 or not bool(same):
+    if np.ndim(value) != 0 or not holds_exactly(value, dtype):
         raise ValueError(f"padding is {value!r}, which dtype {dtype} cannot hold exactly")
     return value
+
+
+def holds_exactly(value, dtype: np.dtype) -> bool:
+    """True when ``value`` survives a cast to ``dtype`` and back unchanged (NaN into a float dtype counts)."""
+    try:
+        with np.errstate(invalid="ignore", over="ignore"):
+            back = np.asarray(value).astype(dtype).item()  # a Python scalar, compared at full precision
+    except (TypeError, ValueError, OverflowError):
+        return False
+    if isinstance(value, (float, np.floating)) and math.isnan(value):
+        return isinstance(back, float) and math.isnan(back)
+    try:
+        return bool(back == value) and (dtype.kind != "b" or value in (0, 1, True, False))
+    except (TypeError, ValueError):
+        return False
 
 
 def _output_dtype(dtype: np.dtype, transform) -> np.dtype:
