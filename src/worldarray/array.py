@@ -31,7 +31,7 @@ from .reading import check_padding, read_clipped, read_resampled
 from .resample import plan_axis, plan_identity, target_extent
 from .retry import Retry
 from .writing import WriteFace
-from .creation import create_level, plan_level, space_unit_of
+from .creation import create_level, plan_level, world_units
 
 __all__ = ["WorldArray", "open", "create", "metadata", "open_tensorstore"]
 
@@ -503,7 +503,7 @@ def create(path, shape, dtype, voxel_size, translation, axes=None, units="nanome
     level = plan_level(path, shape, dtype, voxel_size, translation, axes, units, chunks, shards, fill_value, codecs,
                        format, attrs, group_attrs, exists)
     create_level(level, context if context is not None else shared_context(), retries)
-    world = units if isinstance(units, Mapping) else (space_unit_of(units) or "nanometer")
+    world = world_units(level.axes, units)
     return WorldArray(level.path, mode="r+", units=world, context=context, retries=retries, store_fill=store_fill)
 
 

@@ -24,6 +24,7 @@ from .detect import Gathered, Node, gather, source_of
 from .geometry import default_axes, spatial_indices
 from .meta import ArrayMeta, MetadataWarning, isclose
 from .metadata import multiscales_of, parse
+from .ome import compose
 from .reading import holds_exactly
 from .retry import Retry
 from . import units as unit_table
@@ -224,18 +225,40 @@ def _scale_of(dataset) -> float:
     return math.inf
 
 
-def with_entry(attrs: Mapping[str, Any], fmt: str, axes, units, name: str, voxel_size, translation) -> dict:
-    """Group attributes with this level's dataset entry added or replaced, datasets in order of voxel size; nothing else changed."""
-    version = _WRITTEN[fmt]
-    fresh = ome_multiscales(axes, units, [(name, voxel_size, translation)], version)
-    merged = json.loads(json.dumps(attrs))  # a deep copy: the caller's document is never edited in place
-    container = merged.setdefault("ome", {}) if fmt == "zarr3" else merged
+def _multiscales_container(merged: dict, fmt: str) -> dict:
+    """Where the multiscales list lives: under ``ome`` in zarr v3 (OME 0.5), at the top in zarr v2 (OME 0.4).
+
+    A zarr v3 group whose attributes hold OME 0.4 at the top (written by others) has its levels carried
+    into ``ome.multiscales``, so none of them is lost; the 0.4 key itself is left as it was.
+    """
+    if fmt != "zarr3":
+        return merged
+    container = merged.setdefault("ome", {})
     if not isinstance(container, dict):
         raise ValueError(f"group attributes 'ome' is {container!r}; expected an object")
+    legacy = merged.get("multiscales")
+    if not container.get("multiscales") and isinstance(legacy, list) and legacy:
+        carried = json.loads(json.dumps(legacy))
+        for multiscale in carried:
+            if isinstance(multiscale, dict):
+                multiscale.pop("version", None)
+        container["multiscales"] = carried
+    container.setdefault("version", _WRITTEN[fmt])
+    return container
+
+
+def with_entry(attrs: Mapping[str, Any], fmt: str, axes, units, name: str, voxel_size, translation) -> dict:
+    """Group attributes with this level's dataset entry added or replaced, datasets in order of voxel size; nothing else changed.
+
+    The entry is written so that it reads back at the placement asked for: in the units the group's
+    multiscales already uses, and under its multiscale-level transforms when it has them.
+    """
+    version = _WRITTEN[fmt]
+    merged = json.loads(json.dumps(attrs))  # a deep copy: the caller's document is never edited in place
+    container = _multiscales_container(merged, fmt)
     existing = container.get("multiscales")
     if not existing:
-        if fmt == "zarr3":
-            container.setdefault("version", version)
+        fresh = ome_multiscales(axes, units, [(name, voxel_size, translation)], version)
         container["multiscales"] = (fresh["ome"] if fmt == "zarr3" else fresh)["multiscales"]
         return merged
     multiscale = existing[0]
@@ -244,11 +267,20 @@ def with_entry(attrs: Mapping[str, Any], fmt: str, axes, units, name: str, voxel
         raise ValueError(f"the group's multiscales axes are {list(listed)}; the level's axes {list(axes)} differ, "
                          "and one multiscales lists levels of one set of axes")
     voxel_size, translation = _in_group_units(multiscale, axes, units, voxel_size, translation)
+    voxel_size, translation = _under_multiscale_transforms(multiscale, voxel_size, translation)
     fresh = ome_multiscales(axes, units, [(name, voxel_size, translation)], version)
     entry = (fresh["ome"] if fmt == "zarr3" else fresh)["multiscales"][0]["datasets"][0]
     datasets = [d for d in multiscale.get("datasets") or [] if not (isinstance(d, Mapping) and d.get("path") == name)]
     multiscale["datasets"] = sorted(datasets + [entry], key=_scale_of)
     return merged
+
+
+def _under_multiscale_transforms(multiscale, voxel_size, translation):
+    """The dataset-level placement that the multiscale's own transforms (scale S, then translation T) carry to the one asked for."""
+    scale, shift = compose(multiscale.get("coordinateTransformations"), len(voxel_size), "group attributes",
+                           "multiscales[0].coordinateTransformations")
+    return (tuple(v / s for v, s in zip(voxel_size, scale)),
+            tuple((t - m) / s for t, m, s in zip(translation, shift, scale)))
 
 
 def _in_group_units(multiscale, axes, units, voxel_size, translation):
@@ -309,7 +341,8 @@ def ensure_group_entry(group, name: str, voxel_size, translation, axes=None, uni
         axes = tuple(a.get("name") for a in listed) if listed else meta.axes
     level = plan_level(store.join(group, name), meta.shape, meta.dtype, voxel_size, translation, axes, units,
                        chunks=meta.chunk_shape)
-    write_group(level, array.format, node if node is not None and node.docs else None, units)
+    group_node = node if node is not None and node.docs else None
+    write_group(level, group_node.format if group_node is not None else array.format, group_node, units)
 
 
 # ---------------------------------------------------------------- the array
@@ -369,19 +402,31 @@ def array_spec(level: Level, fmt: str) -> dict:
     return {"driver": "zarr", "metadata": metadata, "create": True}
 
 
-def differences(found: ArrayMeta, found_attrs: Mapping[str, Any], level: Level, space_unit: str | None) -> list[str]:
-    """Every field in which an existing array differs from the level asked for, with the value found and wanted."""
+def differences(found: ArrayMeta, found_attrs: Mapping[str, Any], level: Level) -> list[str]:
+    """Every field in which an existing array differs from the level asked for, with the value found and wanted.
+
+    The placement is compared in the units asked for: each spatial axis of the array found is converted
+    from its own unit (nanometres when it has none) into the level's.
+    """
     out = []
     wanted = {"shape": level.shape, "dtype": level.dtype.name, "chunks": level.chunks, "shards": level.shards}
     have = {"shape": found.shape, "dtype": found.dtype, "chunks": found.chunk_shape, "shards": found.shard_shape}
     for key, value in wanted.items():
         if tuple(value or ()) != tuple(have[key] or ()) if key != "dtype" else value != have[key]:
             out.append(f"{key}: found {have[key]}, wanted {value}")
-    placed = found.in_units(space=space_unit) if space_unit else found
+    asked_units = axis_units(level.axes, level.units) if len(found.units) == len(level.axes) else ()
     for key in ("voxel_size", "translation"):
-        got, asked = [getattr(placed, key)[i] for i in level.spatial], [getattr(level, key)[i] for i in level.spatial]
+        got, asked = [], []
+        for i in level.spatial:
+            value = getattr(found, key)[i] if i < len(found.units) else math.nan
+            unit = (found.units[i] or "nanometer") if i < len(found.units) else ""
+            target = asked_units[i] if asked_units else ""
+            if target and unit != target and unit_table.kind(unit) == unit_table.kind(target) != "unknown":
+                value *= unit_table.factor(unit, target)
+            got.append(value)
+            asked.append(getattr(level, key)[i])
         if len(got) != len(asked) or not all(isclose(a, b) for a, b in zip(got, asked)):
-            out.append(f"{key}: found {tuple(got)}, wanted {tuple(asked)}")
+            out.append(f"{key}: found {tuple(got)}, wanted {tuple(asked)} (in {', '.join(asked_units[i] or '-' for i in level.spatial) if asked_units else 'the store units'})")
     for key, value in level.attrs.items():
         if key not in found_attrs:
             out.append(f"attrs[{key!r}]: missing, wanted {value!r}")
@@ -390,12 +435,15 @@ def differences(found: ArrayMeta, found_attrs: Mapping[str, Any], level: Level, 
     return out
 
 
-def space_unit_of(units) -> str | None:
-    if isinstance(units, str):
-        return units or None
+def world_units(axes, units):
+    """The units a created level's handle reports in: a kind dict as given, else the unit of its first spatial axis."""
     if isinstance(units, Mapping):
-        return units.get("space")
-    return None
+        return dict(units)
+    if isinstance(units, str):
+        return units or "nanometer"
+    spatial = spatial_indices(axes)
+    named = axis_units(axes, units)
+    return (named[spatial[0]] if spatial and named[spatial[0]] else "nanometer")
 
 
 def adopt(level: Level, found: Gathered) -> None:
@@ -404,7 +452,7 @@ def adopt(level: Level, found: Gathered) -> None:
     if node.kind != "array":
         raise FileExistsError(f"{level.path}: a {node.format} group is there; create makes arrays only")
     meta = parse(source_of(found), metadata_conflicts="warn")
-    listed = differences(meta, node.attrs, level, space_unit_of(level.units))
+    listed = differences(meta, node.attrs, level)
     if listed:
         raise ValueError(f"{level.path}: exists='adopt' found an array that differs from the one asked for: "
                          + "; ".join(listed))
