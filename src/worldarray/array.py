@@ -45,7 +45,9 @@ class WorldArray(WriteFace):
     """
 
     def __init__(self, path, *, context: ts.Context | None = None, **options):
-        self._open(store.normalize(path), Options(**options), context)
+        options = Options(**options)
+        with store.document_timing(*(options.retries or Retry()).document_timing()):
+            self._open(store.normalize(path), options, context)
 
     # ------------------------------------------------------------ opening
 
@@ -64,7 +66,8 @@ class WorldArray(WriteFace):
         self._node, self._listed = choice.found.node, choice.listed
         self.level_path = store.join(choice.found.node.path, choice.found.node.scale_key) if choice.found.node.scale_key else choice.found.node.path
         self._store = open_array(choice.found, context if context is not None else shared_context(),
-                                 write=options.mode == "r+", store_fill=options.store_fill or _stores_fill(meta))
+                                 write=options.mode == "r+", store_fill=options.store_fill or _stores_fill(meta),
+                                 retries=options.retries)
         self.source_voxel_size = tuple(source.voxel_size[i] for i in source.spatial)
         self.source_translation = tuple(source.translation[i] for i in source.spatial)
         grid, base = self._target(source, options)
@@ -451,7 +454,8 @@ def _stores_fill(meta: ArrayMeta) -> bool:
 def _restore(cls, path: str, options: Options, context, extra: dict):
     obj = cls.__new__(cls)
     obj.__dict__.update(extra)
-    WorldArray._open(obj, path, options, context)
+    with store.document_timing(*(options.retries or Retry()).document_timing()):
+        WorldArray._open(obj, path, options, context)
     return obj
 
 
@@ -502,12 +506,14 @@ def create(path, shape, dtype, voxel_size, translation, axes=None, units="nanome
         attrs = {**(attrs or {}), STORE_FILL_KEY: {"store_fill": True}}
     level = plan_level(path, shape, dtype, voxel_size, translation, axes, units, chunks, shards, fill_value, codecs,
                        format, attrs, group_attrs, exists)
-    create_level(level, context if context is not None else shared_context(), retries)
+    with store.document_timing(*(retries or Retry()).document_timing()):
+        create_level(level, context if context is not None else shared_context(), retries)
     world = world_units(level.axes, units)
     return WorldArray(level.path, mode="r+", units=world, context=context, retries=retries, store_fill=store_fill)
 
 
-def open_tensorstore(path, level: Any = None, context: ts.Context | None = None) -> ts.TensorStore:
+def open_tensorstore(path, level: Any = None, context: ts.Context | None = None, *,
+                     retries: Retry | None = None) -> ts.TensorStore:
     """Open the array ``path`` (and ``level``) names as a tensorstore with C-order axes and origin 0.
 
     Reads no world metadata, so an array with odd placement attributes still opens. N5 and
@@ -520,20 +526,23 @@ def open_tensorstore(path, level: Any = None, context: ts.Context | None = None)
     ValueError
         For a group path without a level, or a level that does not exist.
     """
-    return open_array(resolve(path, level), context)
+    with store.document_timing(*(retries or Retry()).document_timing()):
+        return open_array(resolve(path, level), context, retries=retries)
 
 
 def metadata(path, level: Any = None, units: str | Mapping[str, str] | None = None, open: bool = True, *,
-             metadata_conflicts: str = "error", strict_units: bool = True, context: ts.Context | None = None) -> ArrayMeta:
+             metadata_conflicts: str = "error", strict_units: bool = True, context: ts.Context | None = None,
+             retries: Retry | None = None) -> ArrayMeta:
     """Return what the documents of the array ``path`` (and ``level``) say, in the store's units or in ``units``.
 
     ``open=True`` also opens the array through tensorstore and takes shape and dtype from it;
     ``open=False`` reads the documents alone. Raises ValueError on a malformed document (naming its
     URL, key and value) and on a voxel-size conflict unless ``metadata_conflicts="warn"``.
     """
-    found = resolve(path, level)
-    meta = parse(source_of(found), metadata_conflicts=metadata_conflicts)
-    if open:
-        opened = open_array(found, context)
+    with store.document_timing(*(retries or Retry()).document_timing()):
+        found = resolve(path, level)
+        meta = parse(source_of(found), metadata_conflicts=metadata_conflicts)
+        opened = open_array(found, context, retries=retries) if open else None
+    if opened is not None:
         meta = dataclasses.replace(meta, shape=tuple(int(n) for n in opened.shape), dtype=opened.dtype.numpy_dtype.name)
     return in_requested_units(meta, units, strict_units)

@@ -203,12 +203,16 @@ def _ancestors(group: str, known: str | None) -> tuple[str | None, list[str]]:
 # ---------------------------------------------------------------- documents
 
 
-def _put(directory: str, documents: Mapping[str, Any]) -> None:
-    """Write JSON documents into a directory (each written whole: a temporary file renamed into place)."""
+def _put(directory: str, documents: Mapping[str, Any], retries: Retry | None = None) -> None:
+    """Write JSON documents into a directory, each whole (a temporary file renamed into place), timed out and retried."""
+    policy = retries or Retry()
+    timeout = policy.document_timing()[0]
+
     def attempt(way: store.Way):
-        kvstore = store.open_kvstore(way.spec)
-        futures = [kvstore.write(key, json.dumps(doc, indent=2, ensure_ascii=False).encode()) for key, doc in documents.items()]
-        return [future.result() for future in futures]
+        kvstore = store.open_kvstore(way.spec, timeout=timeout)
+        for key, doc in documents.items():
+            data = json.dumps(doc, indent=2, ensure_ascii=False).encode()
+            policy.run(lambda: kvstore.write(key, data), timeout, f"write {store.url(directory, key)}")
 
     store.with_fallback(directory, attempt)
 

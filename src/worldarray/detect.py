@@ -8,6 +8,7 @@ of up to three further ancestors) are requested in one round.
 
 from __future__ import annotations
 
+import contextvars
 import json
 import re
 from concurrent.futures import ThreadPoolExecutor
@@ -188,7 +189,7 @@ def gather(path, missing_ok: bool = False, above: Gathered | None = None) -> Gat
     if up is not None and store.is_root(up):
         up = None
     requests = [(path, key) for key in _READ_KEYS] + ([(up, key) for key in _READ_KEYS] if up else [])
-    further = _POOL.submit(_read_ancestors, path)
+    further = _POOL.submit(contextvars.copy_context().run, _read_ancestors, path)  # the caller's timing too
     raw = store.read_documents(requests)
     node = _classify(path, _docs(path, raw, _READ_KEYS))
     parent = _classify(up, _docs(up, raw, _READ_KEYS)) if up else None

@@ -13,6 +13,7 @@ import tensorstore as ts
 from . import store
 from .context import shared_context
 from .detect import Gathered, Node, source_of
+from .retry import Retry
 
 __all__ = ["open_array", "clean_zarr2_metadata"]
 
@@ -89,7 +90,8 @@ _OPENERS: dict[str, tuple[Callable[[Node], dict], Callable[[ts.TensorStore], ts.
 }
 
 
-def open_array(found: Gathered, context: ts.Context | None, write: bool = False, store_fill: bool = False) -> ts.TensorStore:
+def open_array(found: Gathered, context: ts.Context | None, write: bool = False, store_fill: bool = False,
+               retries: Retry | None = None) -> ts.TensorStore:
     """Open an array node through its store's access ways; the result has C-order axes and origin 0.
 
     ``write`` opens it for writing too; ``store_fill`` stores write units equal to the fill value
@@ -100,10 +102,13 @@ def open_array(found: Gathered, context: ts.Context | None, write: bool = False,
     make_spec, view = _OPENERS[node.format]
     spec = make_spec(node)
     context = context if context is not None else shared_context()
+    policy = retries or Retry()
+    timeout = policy.document_timing()[0]  # opening reads no voxels: Behaviour 6's formula at no bytes
 
     def attempt(way: store.Way) -> ts.TensorStore:
         options = {"store_data_equal_to_fill_value": True} if store_fill else {}
-        return ts.open({**spec, **options, "kvstore": way.spec, "open": True}, context=context, read=True, write=write).result()
+        opening = {**spec, **options, "kvstore": way.spec, "open": True}
+        return policy.run(lambda: ts.open(opening, context=context, read=True, write=write), timeout, f"open {node.path}")
 
     opened = store.with_fallback(node.path, attempt)
     opened = view(opened)

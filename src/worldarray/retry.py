@@ -65,6 +65,10 @@ class Retry:
         mib = nbytes / _MIB
         return _clamp(mib / 16, 5, 120) if remote else _clamp(mib / 256, 5, 30)
 
+    def document_timing(self) -> tuple[float, int]:
+        """How metadata documents are waited for under this policy: (attempt 1's seconds, attempts), an operation of no bytes."""
+        return (float(self.timeout) if self.timeout is not None else 5.0, self.max_attempts)
+
     def sleep_before(self, attempt: int) -> float:
         """The seconds slept before attempt ``attempt`` (from 2)."""
         return self.base_delay * 1.3 ** (attempt - 2) + random.uniform(0, 1)
@@ -90,7 +94,7 @@ class Retry:
                 raise error
             if attempt >= self.max_attempts:
                 raise _exhausted(error, what, attempt) from error
-            logger.warning("%s: attempt %d of %d failed (%s); retrying", what, attempt, self.max_attempts, error)
+            logger.warning("%s: attempt %d of %d failed (%s); retrying", what, attempt, self.max_attempts, str(error) or type(error).__name__)
             attempt += 1
             time.sleep(self.sleep_before(attempt))
             future = start()

@@ -11,6 +11,8 @@ refuses (an error starting PERMISSION_DENIED or UNAUTHENTICATED); the way that w
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import functools
 import json
@@ -30,7 +32,7 @@ from .context import shared_context
 __all__ = [
     "GUARD_GCE_METADATA", "Way", "basename", "guard_gce_metadata", "is_refusal",
     "is_remote", "is_root", "join", "normalize", "on_google_cloud", "open_kvstore", "parent", "read_documents",
-    "scheme", "url", "ways", "with_fallback",
+    "scheme", "url", "ways", "with_fallback", "document_timing",
 ]  # fmt: skip
 
 logger = logging.getLogger("worldarray")
@@ -474,12 +476,30 @@ def _read_round(batch: dict[str, tuple[Way, list[_Request]]], context, timeout: 
     raise TimeoutError(f"{names}: no answer after {attempts} attempts (the last waited {timeout * attempts:g} s)")
 
 
+_DOCUMENT_TIMING: contextvars.ContextVar[tuple[float, int] | None] = contextvars.ContextVar("document_timing", default=None)
+
+
+@contextlib.contextmanager
+def document_timing(timeout: float, attempts: int):
+    """Within the block, document reads wait ``timeout * k`` seconds on attempt k, for at most ``attempts`` attempts."""
+    token = _DOCUMENT_TIMING.set((float(timeout), int(attempts)))
+    try:
+        yield
+    finally:
+        _DOCUMENT_TIMING.reset(token)
+
+
+def _timing(timeout: float | None, attempts: int | None) -> tuple[float, int]:
+    default = _DOCUMENT_TIMING.get() or (5.0, 10)
+    return (default[0] if timeout is None else timeout, default[1] if attempts is None else attempts)
+
+
 def read_documents(
     requests: Sequence[tuple[str, str]],
     *,
     context: ts.Context | None = None,
-    timeout: float = 5.0,
-    attempts: int = 10,
+    timeout: float | None = None,
+    attempts: int | None = None,
 ) -> dict[tuple[str, str], bytes | None]:
     """Read raw documents in one round of requests, each store under one way at a time.
 
@@ -495,7 +515,8 @@ def read_documents(
     context
         The tensorstore context; None uses the default context of ``open_kvstore``.
     timeout, attempts
-        Attempt k waits ``timeout * k`` seconds for the answers still missing, up to ``attempts`` attempts.
+        Attempt k waits ``timeout * k`` seconds for the answers still missing, up to ``attempts`` attempts;
+        by default what ``document_timing`` set for the calling context, else 5 s and 10 attempts.
 
     Returns
     -------
@@ -526,7 +547,7 @@ def read_documents(
     documents: dict[_Request, bytes | None] = {}
     while fallbacks:
         batch = {root: (fallback.way, groups[root]) for root, fallback in fallbacks.items()}
-        for root, outcome in _read_round(batch, context, timeout, attempts).items():
+        for root, outcome in _read_round(batch, context, *_timing(timeout, attempts)).items():
             refusals = [value for value in outcome.values() if isinstance(value, BaseException)]
             if len(refusals) == len(outcome):
                 fallbacks[root].refused(refusals[-1])
