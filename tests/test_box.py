@@ -260,14 +260,13 @@ def test_snap_grow_absorbs_float_noise_below_a_corner():
 
 
 @pytest.mark.parametrize("begin,end,snapped", [
-    # corners at 4k (voxel 4, translation 2); begin 2 is 0.5 voxels from corner 0 -> index 0; end 14 is 3.5 -> index 4
-    (2, 14, wa.Box((0,), (16,))),
-    # the same box one voxel higher: 1.5 -> index 2 and 4.5 -> index 4, so it snaps to half the width
-    (6, 18, wa.Box((8,), (16,))),
+    # corners at 4k (voxel 4, translation 2); begin 2 is 0.5 voxels from corner 0 -> index 0; end 14 is 3.5 -> index 3
+    (2, 14, wa.Box((0,), (12,))),
+    # the same box one voxel higher: 1.5 -> index 1 and 4.5 -> index 4, the same width wherever the box sits
+    (6, 18, wa.Box((4,), (16,))),
 ])
-def test_snap_closest_breaks_an_exact_tie_towards_the_even_corner_index(begin, end, snapped):
-    # Documents the tie rule of python's round: a bound exactly midway between two corners goes to the corner
-    # whose index (counted from the corner of voxel 0) is even.
+def test_snap_closest_breaks_an_exact_tie_towards_the_lower_corner(begin, end, snapped):
+    # funlib's rule for ties (round_division rounds them down), so a snapped box keeps its width at every position
     assert wa.Box((begin,), (end,)).snap(4, 2, mode="closest") == snapped
 
 

@@ -9,7 +9,7 @@ from .array import WorldArray, create, metadata, open, open_tensorstore
 from .creation import ensure_group_entry
 from .context import capped_context, capped_context_spec, shared_context
 from .detect import Node, detect
-from .geometry import Box, corner_to_centre, default_axes, index_range
+from .geometry import Box, as_box, corner_to_centre, default_axes, index_range
 from .keys import chunk_key, list_chunk_keys, parse_chunk_key
 from .levels import select_level
 from .pyramid import Pyramid, open_pyramid
@@ -22,6 +22,7 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "ArrayMeta",
     "Box",
+    "as_box",
     "Retry",
     "WorldArray",
     "Pyramid",

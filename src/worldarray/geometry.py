@@ -135,7 +135,7 @@ def index_range(begin, end, voxel_size, translation) -> tuple[tuple[int, ...], t
 
 
 def _per_axis(value, ndim: int, name: str) -> tuple[float, ...]:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    if np.ndim(value) == 0 and not isinstance(value, (bool, str)):
         return (float(value),) * ndim
     values = tuple(float(v) for v in value)
     if len(values) != ndim:
@@ -202,7 +202,8 @@ class Box:
 
     def contains(self, other) -> bool:
         """True for a point inside the box (half-open) or a box wholly inside it."""
-        if hasattr(other, "begin") or hasattr(other, "offset") or (np.ndim(other) == 2 or (len(other) == 2 and np.ndim(other[0]) == 1)):
+        boxlike = hasattr(other, "begin") or hasattr(other, "offset")
+        if boxlike or np.ndim(other) == 2 or (np.ndim(other) == 1 and len(other) == 2 and np.ndim(other[0]) == 1):
             other = as_box(other, self.ndim)
             return other.empty or all(b <= ob and oe <= e for b, e, ob, oe in zip(self.begin, self.end, other.begin, other.end))
         point = _per_axis(other, self.ndim, "point")
@@ -237,8 +238,9 @@ class Box:
     @classmethod
     def from_index(cls, begin, end, voxel_size, translation) -> "Box":
         """The world box of voxels [begin, end): from voxel begin's lower corner to voxel end's."""
-        size = tuple(float(s) for s in voxel_size)
-        corner = tuple(float(t) - s / 2 for t, s in zip(translation, size))
+        ndim = len(tuple(begin))
+        size = _per_axis(voxel_size, ndim, "voxel_size")
+        corner = tuple(t - s / 2 for t, s in zip(_per_axis(translation, ndim, "translation"), size))
         return cls(tuple(c + b * s for c, b, s in zip(corner, begin, size)), tuple(c + e * s for c, e, s in zip(corner, end, size)))
 
     def __repr__(self) -> str:
@@ -248,7 +250,7 @@ class Box:
 _SNAP_MODES = {
     "grow": (math.floor, math.ceil),
     "shrink": (math.ceil, math.floor),
-    "closest": (round, round),
+    "closest": (lambda q: math.ceil(q - 0.5), lambda q: math.ceil(q - 0.5)),  # a tie goes to the lower corner
 }
 
 

@@ -138,6 +138,8 @@ class ArrayMeta:
 
     def drop_axis(self, axis: int | str) -> "ArrayMeta":
         """Return this meta without one axis (by index or name), as a selected axis is dropped."""
+        if isinstance(axis, str) and axis not in self.axes:
+            raise ValueError(f"{self.path}: axis {axis!r} does not exist; axes are {self.axes}")
         index = self.axes.index(axis) if isinstance(axis, str) else int(axis)
         if not -self.ndim <= index < self.ndim:
             raise ValueError(f"{self.path}: axis {axis!r} does not exist; axes are {self.axes}")
