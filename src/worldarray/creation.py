@@ -21,7 +21,7 @@ import tensorstore as ts
 
 from . import store
 from .detect import Gathered, Node, gather, source_of
-from .geometry import default_axes, spatial_indices
+from .geometry import default_axes, spatial_indices, spread
 from .meta import ArrayMeta, MetadataWarning, isclose
 from .metadata import multiscales_of, parse
 from .ome import compose
@@ -87,12 +87,7 @@ def _placement(label, values, ndim, spatial, fill, positive) -> tuple[float, ...
     if not ok or len(items) not in (len(spatial), ndim):
         wanted = "finite sizes > 0" if positive else "finite numbers"
         raise ValueError(f"{label} is {values!r}; expected {wanted}, one per spatial axis ({len(spatial)}) or per axis ({ndim})")
-    if len(items) == ndim:
-        return tuple(float(v) for v in items)
-    full = [fill] * ndim
-    for k, i in enumerate(spatial):
-        full[i] = float(items[k])
-    return tuple(full)
+    return spread((float(v) for v in items), ndim, spatial, fill)
 
 
 def plan_level(path, shape, dtype, voxel_size, translation, axes=None, units="nanometer", chunks=None, shards=None,

@@ -24,7 +24,6 @@ __all__ = ["Node", "Gathered", "PROBE_KEYS", "attrs_url", "detect", "gather", "s
 PROBE_KEYS = ("zarr.json", ".zarray", ".zgroup", "info", "attributes.json")
 _READ_KEYS = PROBE_KEYS + (".zattrs",)
 _ANCESTOR_KEYS = ("zarr.json", ".zattrs")
-_N5_ARRAY_MEMBERS = ("dimensions", "blockSize", "dataType", "compression")
 _SCALE_POSITION = re.compile(r"^s(\d+)$")
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="worldarray-detect")
 

@@ -18,6 +18,7 @@ __all__ = [
     "default_axes",
     "spatial_indices",
     "snap_integral",
+    "spread",
     "corner_to_centre",
     "centre_to_corner",
     "index_range",
@@ -62,6 +63,19 @@ def spatial_indices(axes: Sequence[str] | None, ndim: int | None = None) -> tupl
         return named
     candidates = [i for i, name in enumerate(axes) if str(name).lower() not in _NEVER_SPATIAL]
     return tuple(candidates[-3:])
+
+
+def spread(values, ndim: int, spatial: Sequence[int], fill) -> tuple:
+    """A list over the spatial axes put in place among ``ndim`` axes, ``fill`` elsewhere; a full list as it is."""
+    values = tuple(values)
+    if len(values) == ndim:
+        return values
+    if len(values) != len(spatial):
+        raise ValueError(f"{list(values)} has {len(values)} entries; expected {len(spatial)} (one per spatial axis) or {ndim}")
+    out = [fill] * ndim
+    for k, i in enumerate(spatial):
+        out[i] = values[k]
+    return tuple(out)
 
 
 def snap_integral(value: float, tolerance: float = SNAP_TOLERANCE) -> float:

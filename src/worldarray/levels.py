@@ -15,6 +15,7 @@ from . import store
 from .detect import Gathered, Node, attrs_url, gather, scale_key_of, source_of
 from .documents import Document, Placement, Source
 from .metadata import level_placements, multiscales_of, parse
+from .ome import dataset_path
 
 __all__ = ["LEVEL_MODES", "Choice", "choose", "level_names", "resolve", "select_level"]
 
@@ -27,9 +28,9 @@ def _listed(node: Node) -> tuple[str, ...] | None:
         return tuple(str(s.get("key")) for s in node.docs["info"].get("scales") or [] if isinstance(s, Mapping))
     for multiscale in multiscales_of(node.attrs) or []:
         datasets = multiscale.get("datasets") if isinstance(multiscale, Mapping) else None
-        names = [d.get("path") for d in datasets or [] if isinstance(d, Mapping) and isinstance(d.get("path"), str)]
-        if names:
-            return tuple(n.strip("/").removeprefix("./") for n in names)
+        names = [dataset_path(d) for d in datasets or []]
+        if any(names):
+            return tuple(n for n in names if n)
     return None
 
 
@@ -57,7 +58,7 @@ def level_names(node: Node) -> tuple[str, ...]:
 def _scale_text(node: Node, name: str) -> str:
     for multiscale in multiscales_of(node.attrs) or []:
         for dataset in multiscale.get("datasets") or []:
-            if isinstance(dataset, Mapping) and str(dataset.get("path", "")).strip("/") == name:
+            if dataset_path(dataset) == name:
                 scales = [t.get("scale") for t in dataset.get("coordinateTransformations") or [] if isinstance(t, Mapping) and t.get("type") == "scale"]
                 return f"{name} (scale {scales[0]})" if scales else name
     if node.format == "precomputed":

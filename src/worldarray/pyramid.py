@@ -12,15 +12,15 @@ from typing import Any
 import tensorstore as ts
 
 from . import store
-from .array import WorldArray
-from .array import create
-from .options import MODES, in_requested_units, one_of, spatial_placement
-from .write import codecs_of, level_placement, level_shape
+from .array import WorldArray, create
 from .detect import Gathered, gather, source_of
 from .documents import Placement
-from .levels import group_source, listed_by_parent, level_names, select_level
+from .geometry import spread
+from .levels import group_source, level_names, listed_by_parent, select_level
 from .meta import ArrayMeta
 from .metadata import level_placements, parse
+from .options import MODES, in_requested_units, one_of, spatial_placement
+from .write import codecs_of, level_placement, level_shape
 
 __all__ = ["Pyramid", "open_pyramid"]
 
@@ -154,16 +154,8 @@ class Pyramid:
 def _spread(value, meta: ArrayMeta, other):
     """A per-spatial-axis value (or one number) spread to every axis, ``other`` on the non-spatial ones."""
     if isinstance(value, (int, float)):
-        return tuple(value if i in meta.spatial else other for i in range(meta.ndim))
-    value = tuple(value)
-    if len(value) == meta.ndim:
-        return value
-    if len(value) != len(meta.spatial):
-        raise ValueError(f"{value!r} has {len(value)} entries; expected one number, {len(meta.spatial)} (spatial) or {meta.ndim}")
-    full = [other] * meta.ndim
-    for k, i in enumerate(meta.spatial):
-        full[i] = value[k]
-    return tuple(full)
+        value = (value,) * len(meta.spatial)
+    return spread(value, meta.ndim, meta.spatial, other)
 
 
 def open_pyramid(path, context: ts.Context | None = None, units: Any = "nanometer", select=None,

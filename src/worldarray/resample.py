@@ -49,10 +49,6 @@ class AxisPlan:
         return self.hi <= self.lo
 
 
-def _floor(value: float) -> int:
-    return math.floor(value + SNAP_TOLERANCE)
-
-
 def target_extent(n: int, size: float, corner: float, target: float, anchor: float) -> tuple[int, int]:
     """The target voxels [k0, k1) on the grid anchored at ``anchor`` whose extents meet the data's [corner, corner + n size)."""
     first = math.floor(snap_integral((corner - anchor) / target))

@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 
 from . import units as unit_table
 from .detect import gather
-from .geometry import ceil_snapped, spatial_indices
+from .geometry import ceil_snapped, spatial_indices, spread
 
 __all__ = ["OME_VERSIONS", "AXIS_TYPES", "ome_multiscales", "level_placement", "level_shape", "codecs_of", "axis_units"]
 
@@ -113,16 +113,6 @@ def axis_units(axes: Sequence[str], units, axis_types=None) -> tuple[str, ...]:
     return _parse_units(units, axes, _parse_axis_types(axis_types, axes, spatial_indices(axes)))
 
 
-def _spread(values, fill: float, ndim: int, spatial) -> list[float]:
-    """A list over the spatial axes put in place among ``ndim`` axes, ``fill`` elsewhere; a full list as it is."""
-    if len(values) == ndim:
-        return list(values)
-    out = [fill] * ndim
-    for k, i in enumerate(spatial):
-        out[i] = values[k]
-    return out
-
-
 def _dataset(n: int, level, ndim: int, spatial) -> dict:
     """One datasets entry: the path, then a scale and a translation, both over every axis."""
     if isinstance(level, (str, Mapping)) or not hasattr(level, "__len__") or len(level) != 3:
@@ -134,8 +124,8 @@ def _dataset(n: int, level, ndim: int, spatial) -> dict:
     scale = _floats(f"levels[{n}] ({path!r}) voxel_size", voxel_size, lengths, positive=True)
     shift = _floats(f"levels[{n}] ({path!r}) translation", translation, lengths)
     return {"path": path, "coordinateTransformations": [
-        {"type": "scale", "scale": _spread(scale, 1.0, ndim, spatial)},
-        {"type": "translation", "translation": _spread(shift, 0.0, ndim, spatial)},
+        {"type": "scale", "scale": list(spread(scale, ndim, spatial, 1.0))},
+        {"type": "translation", "translation": list(spread(shift, ndim, spatial, 0.0))},
     ]}
 
 
