@@ -17,7 +17,7 @@ import pytest
 import tensorstore as ts
 
 import worldarray as wa
-from worldarray import creation
+from worldarray import retry, write
 
 SHAPE, CHUNKS = (10, 12, 14), (4, 4, 4)
 ZYX = [{"name": a, "type": "space", "unit": "nanometer"} for a in "zyx"]
@@ -314,8 +314,8 @@ def test_ensure_group_entry_lists_a_hand_made_array_and_leaves_it_byte_for_byte(
 @pytest.fixture
 def lost_race(monkeypatch):
     """The probe of the array's path says absent ``absent`` times; sleeps are recorded, not slept."""
-    slept, real = [], creation._probe
-    monkeypatch.setattr(creation.time, "sleep", slept.append)
+    slept, real = [], write._probe
+    monkeypatch.setattr(retry.time, "sleep", slept.append)
 
     def arrange(path: Path, absent: int = 1):
         target, left = wa.store.normalize(path), [absent]
@@ -326,7 +326,7 @@ def lost_race(monkeypatch):
                 return None
             return real(where)
 
-        monkeypatch.setattr(creation, "_probe", probe)
+        monkeypatch.setattr(write, "_probe", probe)
         return slept
 
     return arrange

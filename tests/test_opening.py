@@ -3,7 +3,7 @@
 import pytest
 import tensorstore as ts
 
-from worldarray.opening import clean_zarr2_metadata
+from worldarray.detect import clean_zarr2_metadata
 
 ZARRAY = {
     "zarr_format": 2,

@@ -5,51 +5,53 @@ half a voxel below it on the spatial axes.
 """
 
 from . import store, units, write
-from .array import WorldArray, create, metadata, open, open_tensorstore
-from .creation import ensure_group_entry
+from .array import WorldArray, create, open
 from .context import capped_context, capped_context_spec, shared_context
 from .detect import Node, detect
+from .diagnostics import MetadataWarning
 from .geometry import Box, as_box, corner_to_centre, default_axes, index_range
+from .handle import metadata, open_tensorstore
 from .keys import chunk_key, list_chunk_keys, parse_chunk_key
 from .levels import select_level
+from .metadata import ArrayMeta
+from .ome import ome_multiscales
 from .pyramid import Pyramid, open_pyramid
 from .retry import Retry
-from .write import codecs_of, level_placement, level_shape, ome_multiscales
-from .meta import ArrayMeta, MetadataWarning
+from .write import codecs_of, ensure_group_entry, level_placement, level_shape
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "ArrayMeta",
     "Box",
-    "as_box",
-    "Retry",
-    "WorldArray",
-    "Pyramid",
-    "chunk_key",
-    "codecs_of",
-    "create",
-    "ensure_group_entry",
-    "level_placement",
-    "level_shape",
-    "ome_multiscales",
-    "parse_chunk_key",
-    "write",
-    "list_chunk_keys",
-    "open",
-    "open_pyramid",
-    "select_level",
     "MetadataWarning",
     "Node",
+    "Pyramid",
+    "Retry",
+    "WorldArray",
+    "as_box",
     "capped_context",
     "capped_context_spec",
+    "chunk_key",
+    "codecs_of",
     "corner_to_centre",
+    "create",
     "default_axes",
     "detect",
+    "ensure_group_entry",
     "index_range",
+    "level_placement",
+    "level_shape",
+    "list_chunk_keys",
     "metadata",
+    "ome_multiscales",
+    "open",
+    "open_pyramid",
     "open_tensorstore",
+    "parse_chunk_key",
+    "select_level",
     "shared_context",
     "store",
     "units",
+    "write",
 ]

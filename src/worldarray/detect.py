@@ -1,31 +1,34 @@
 """A path's format is the first probe key that answers: zarr.json, .zarray, .zgroup, info, attributes.json.
 
-When none answers, the parent's info makes the last path segment a precomputed scale key, and an
-``s0`` below makes the path a document-less group. The suffix (.zarr, .n5) never decides anything.
-All the documents one open needs (the path's probe keys and its parent's, and the OME documents
-of up to three further ancestors) are requested in one round.
+When none answers, the parent's info makes the last path segment a precomputed scale key, and an ``s0`` below
+makes the path a document-less group. The suffix (.zarr, .n5) never decides anything. All the documents one open
+needs (the path's probe keys and its parent's, and the OME documents of up to three further ancestors) are
+requested in one round. What a format is to detection and opening (which document holds what, how tensorstore
+opens it in C order) is one row of ``FORMATS``; how it places an array is ``metadata.RULES``, how it spells a
+chunk key ``keys``.
 """
 
 from __future__ import annotations
 
 import contextvars
+import functools
 import json
 import re
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
+
+import tensorstore as ts
 
 from . import store
-from .metadata import Document, Source, multiscales_of
+from .context import shared_context
+from .fields import Document, Source
+from .ome import multiscales_of
 
-__all__ = ["Node", "Gathered", "PROBE_KEYS", "attrs_url", "detect", "gather", "source_of", "scale_key_of", "user_attrs"]
-
-#: Probe keys, in the order that decides the format.
-PROBE_KEYS = ("zarr.json", ".zarray", ".zgroup", "info", "attributes.json")
-_READ_KEYS = PROBE_KEYS + (".zattrs",)
-_ANCESTOR_KEYS = ("zarr.json", ".zattrs")
-_SCALE_POSITION = re.compile(r"^s(\d+)$")
-_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="worldarray-detect")
+__all__ = ["Node", "Gathered", "Format", "FORMATS", "PROBE_KEYS", "detect", "gather", "probe", "source_of",
+           "scale_key_of",
+           "open_array", "clean_zarr2_metadata"]
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,12 @@ class Node:
     @property
     def attrs(self) -> dict:
         """The raw user attributes of the node (for N5, every member of attributes.json)."""
-        return user_attrs(self.format, self.docs)
+        return FORMATS[self.format].user_attrs(self.docs)
+
+    @property
+    def attrs_url(self) -> str:
+        """The URL of the document that holds the node's user attributes."""
+        return store.url(self.path, FORMATS[self.format].attrs_document)
 
     @property
     def ome_attrs(self) -> dict:
@@ -73,15 +81,107 @@ class Gathered:
     ancestors: tuple[Document, ...]
 
 
-def user_attrs(format: str, docs: Mapping[str, Any]) -> dict:
-    """The user attributes held by a node's documents, per format."""
-    if format == "zarr3":
-        return dict(docs.get("zarr.json", {}).get("attributes") or {})
-    if format == "n5":
-        return dict(docs.get("attributes.json") or {})
-    if format == "precomputed":
-        return {k: v for k, v in (docs.get("info") or {}).items() if k != "scales"}
-    return dict(docs.get(".zattrs") or {})
+# ---------------------------------------------------------------- the formats
+
+
+_N5_ARRAY_MEMBERS = ("dimensions", "blockSize", "dataType", "compression")
+# The members tensorstore's zarr v2 driver accepts per compressor id; any other member fails the open.
+_ZARR2_COMPRESSOR_MEMBERS = {
+    "zstd": frozenset({"id", "level"}),
+    "blosc": frozenset({"id", "cname", "clevel", "shuffle", "blocksize"}),
+    "gzip": frozenset({"id", "level"}),
+    "zlib": frozenset({"id", "level"}),
+    "bz2": frozenset({"id", "level"}),
+}
+
+
+def clean_zarr2_metadata(zarray: Mapping[str, Any]) -> dict:
+    """Return a copy of a parsed .zarray whose compressor lacks the members tensorstore rejects.
+
+    Only the compressor changes: it loses the members tensorstore does not accept for its id (zstd's
+    ``checksum``, written by newer numcodecs; ``typesize``). A compressor id it does not know is kept whole.
+
+    >>> clean_zarr2_metadata({"compressor": {"id": "zstd", "level": 3, "checksum": True}})
+    {'compressor': {'id': 'zstd', 'level': 3}}
+    """
+    cleaned = dict(zarray)
+    compressor = zarray.get("compressor")
+    accepted = _ZARR2_COMPRESSOR_MEMBERS.get(compressor.get("id")) if isinstance(compressor, dict) else None
+    if accepted is not None:
+        cleaned["compressor"] = {name: value for name, value in compressor.items() if name in accepted}
+    return cleaned
+
+
+def _scale_index(node: Node) -> int:
+    keys = [s.get("key") for s in node.docs["info"].get("scales") or [] if isinstance(s, Mapping)]
+    return keys.index(node.scale_key)
+
+
+def _precomputed_c_order(view: ts.TensorStore) -> ts.TensorStore:
+    view = view[ts.d["channel", "z", "y", "x"].transpose[:]]
+    if view.shape[0] == 1:
+        view = view[ts.d["channel"][0]]
+    return view
+
+
+@dataclass(frozen=True)
+class Format:
+    """What one format is to detection and opening.
+
+    ``array_document`` holds an array's metadata and ``attrs_document`` its user attributes (``user_attrs``
+    reads them from the parsed documents); ``spec`` is the tensorstore spec, kvstore aside, that opens an array
+    node from the documents already read, and ``c_order`` the view that puts its axes in C order.
+    """
+
+    name: str
+    array_document: str
+    attrs_document: str
+    user_attrs: Callable[[Mapping[str, Any]], dict]
+    spec: Callable[[Node], dict]
+    c_order: Callable[[ts.TensorStore], ts.TensorStore]
+
+
+#: Per format, its documents and its opener; the rules that place its arrays are ``metadata.RULES``.
+FORMATS: dict[str, Format] = {f.name: f for f in (
+    Format("zarr3", "zarr.json", "zarr.json",
+           lambda docs: dict(docs.get("zarr.json", {}).get("attributes") or {}),
+           lambda node: {"driver": "zarr3", "assume_metadata": True,
+                         "metadata": {k: v for k, v in node.docs["zarr.json"].items() if k != "attributes"}},
+           lambda view: view),
+    Format("zarr2", ".zarray", ".zattrs",
+           lambda docs: dict(docs.get(".zattrs") or {}),
+           lambda node: {"driver": "zarr", "assume_metadata": True,
+                         "metadata": clean_zarr2_metadata(node.docs[".zarray"])},
+           lambda view: view),
+    # tensorstore is given only the array members of an N5 document, so attributes it would reject do not stop it
+    Format("n5", "attributes.json", "attributes.json",
+           lambda docs: dict(docs.get("attributes.json") or {}),
+           lambda node: {"driver": "n5", "assume_metadata": True, "metadata": {
+               k: v for k, v in node.docs["attributes.json"].items() if k in _N5_ARRAY_MEMBERS}},
+           lambda view: view.T),
+    Format("precomputed", "info", "info",
+           lambda docs: {k: v for k, v in (docs.get("info") or {}).items() if k != "scales"},
+           lambda node: {"driver": "neuroglancer_precomputed", "scale_index": _scale_index(node)},
+           _precomputed_c_order),
+)}
+
+# The probe keys in the order that decides the format, each with its format and the kind it makes the node.
+_PROBES: tuple[tuple[str, str, Callable[[Mapping[str, Any]], str]], ...] = (
+    ("zarr.json", "zarr3", lambda doc: doc.get("node_type")),
+    (".zarray", "zarr2", lambda doc: "array"),
+    (".zgroup", "zarr2", lambda doc: "group"),
+    ("info", "precomputed", lambda doc: "group"),
+    ("attributes.json", "n5", lambda doc: "array" if "dimensions" in doc else "group"),
+)
+
+#: Probe keys, in the order that decides the format.
+PROBE_KEYS = tuple(key for key, _, _ in _PROBES)
+_READ_KEYS = PROBE_KEYS + (".zattrs",)
+_ANCESTOR_KEYS = ("zarr.json", ".zattrs")
+_SCALE_POSITION = re.compile(r"^s(\d+)$")
+
+
+# ---------------------------------------------------------------- documents
 
 
 def _parse(directory: str, key: str, raw: bytes | None) -> Any:
@@ -104,20 +204,12 @@ def _docs(directory: str, raw: Mapping, keys) -> dict:
 
 def _classify(path: str, docs: Mapping[str, Any]) -> Node | None:
     """Name the format and kind from the first probe key present."""
-    if "zarr.json" in docs:
-        kind = docs["zarr.json"].get("node_type")
-        if kind not in ("array", "group"):
-            raise ValueError(f"{store.url(path, 'zarr.json')}: node_type is {kind!r}; expected 'array' or 'group'")
-        return Node("zarr3", kind, path, docs)
-    if ".zarray" in docs:
-        return Node("zarr2", "array", path, docs)
-    if ".zgroup" in docs:
-        return Node("zarr2", "group", path, docs)
-    if "info" in docs:
-        return Node("precomputed", "group", path, docs)
-    if "attributes.json" in docs:
-        kind = "array" if "dimensions" in docs["attributes.json"] else "group"
-        return Node("n5", kind, path, docs)
+    for key, fmt, kind_of in _PROBES:
+        if key in docs:
+            kind = kind_of(docs[key])
+            if kind not in ("array", "group"):
+                raise ValueError(f"{store.url(path, key)}: node_type is {kind!r}; expected 'array' or 'group'")
+            return Node(fmt, kind, path, docs)
     return None
 
 
@@ -152,14 +244,9 @@ def _read_ancestors(path: str) -> tuple[Document, ...]:
             docs = _docs(directory, raw, _ANCESTOR_KEYS)
         except ValueError:
             break
-        fmt = "zarr3" if "zarr.json" in docs else "zarr2"
-        found.append(Document(directory, store.url(directory, "zarr.json" if fmt == "zarr3" else ".zattrs"), user_attrs(fmt, docs)))
+        node = Node("zarr3" if "zarr.json" in docs else "zarr2", "group", directory, docs)
+        found.append(Document(directory, node.attrs_url, node.attrs))
     return tuple(found)
-
-
-def attrs_url(node: Node) -> str:
-    key = {"zarr3": "zarr.json", "n5": "attributes.json", "precomputed": "info"}.get(node.format, ".zattrs")
-    return store.url(node.path, key)
 
 
 def _as_document(directory: str | None, node: Node | None) -> tuple[Document, ...]:
@@ -168,27 +255,46 @@ def _as_document(directory: str | None, node: Node | None) -> tuple[Document, ..
         return ()
     if node is None:
         return (Document(directory, store.url(directory, ".zattrs"), {}),)
-    return (Document(node.path, attrs_url(node), node.attrs),)
+    return (Document(node.path, node.attrs_url, node.attrs),)
 
 
-def gather(path, missing_ok: bool = False, above: Gathered | None = None) -> Gathered | None:
+@functools.cache
+def _pool() -> ThreadPoolExecutor:
+    """The threads that read further ancestors while the path and its parent are read; made on first use."""
+    return ThreadPoolExecutor(max_workers=4, thread_name_prefix="worldarray-detect")
+
+
+def gather(path: str, above: Gathered | None = None) -> Gathered:
     """Detect ``path`` and read its parent's documents (and further ancestors') in one round of requests.
 
     ``above``, the gathered parent when the caller has it (a group whose level is being opened),
     spares reading the parent and the ancestors again: only the path's own probe keys are read.
+    Raises FileNotFoundError when nothing is there.
     """
-    path = store.normalize(path)
+    found = _gathered(store.normalize(path), above)
+    if found is None:
+        raise FileNotFoundError(f"{store.normalize(path)}: no array or group here; probed {', '.join(PROBE_KEYS)}, "
+                                f"the parent's info and {store.join(path, 's0')}")
+    return found
+
+
+def probe(path: str) -> Gathered | None:
+    """``gather``, or None when nothing is at ``path``."""
+    return _gathered(store.normalize(path), None)
+
+
+def _gathered(path: str, above: Gathered | None) -> Gathered | None:
     if above is not None and above.node.path == store.parent(path) and above.node.kind == "group":
         raw = store.read_documents([(path, key) for key in _READ_KEYS])
         node = _classify(path, _docs(path, raw, _READ_KEYS))
         if node is None:
-            return _missing(path, missing_ok)
+            return None
         return Gathered(node, _as_document(above.node.path, above.node) + above.ancestors[:3])
     up = store.parent(path)
     if up is not None and store.is_root(up):
         up = None
     requests = [(path, key) for key in _READ_KEYS] + ([(up, key) for key in _READ_KEYS] if up else [])
-    further = _POOL.submit(contextvars.copy_context().run, _read_ancestors, path)  # the caller's timing too
+    further = _pool().submit(contextvars.copy_context().run, _read_ancestors, path)  # the caller's retries too
     raw = store.read_documents(requests)
     node = _classify(path, _docs(path, raw, _READ_KEYS))
     parent = _classify(up, _docs(up, raw, _READ_KEYS)) if up else None
@@ -200,16 +306,8 @@ def gather(path, missing_ok: bool = False, above: Gathered | None = None) -> Gat
         node = _document_less_group(path)
     if node is None:
         further.cancel()
-        return _missing(path, missing_ok)
-    return Gathered(node, _as_document(up, parent) + further.result())
-
-
-def _missing(path: str, missing_ok: bool) -> None:
-    if missing_ok:
         return None
-    raise FileNotFoundError(
-        f"{path}: no array or group here; probed {', '.join(PROBE_KEYS)}, the parent's info and {store.join(path, 's0')}"
-    )
+    return Gathered(node, _as_document(up, parent) + further.result())
 
 
 def _document_less_group(path: str) -> Node | None:
@@ -230,9 +328,12 @@ def detect(path, missing_ok: bool = False) -> Node | None:
     ValueError
         When a document is not a JSON object; the message names its URL.
 
-    >>> node = detect("memory://example/volume.zarr")  # doctest: +SKIP
+    Examples
+    --------
+    >>> detect("memory://nothing/here", missing_ok=True) is None
+    True
     """
-    found = gather(path, missing_ok=missing_ok)
+    found = probe(path) if missing_ok else gather(path)
     return None if found is None else found.node
 
 
@@ -241,13 +342,37 @@ def source_of(found: Gathered) -> Source:
     node = found.node
     if node.kind != "array":
         raise ValueError(f"{node.path}: is a {node.format} group; expected an array (name a level)")
+    document = FORMATS[node.format].array_document
+    url = store.url(node.path, document)
     if node.format == "precomputed":
-        info = node.docs["info"]
-        keys = [s.get("key") for s in info.get("scales") or []]
-        index = keys.index(node.scale_key)
-        url = store.url(node.path, "info")
+        info, index = node.docs["info"], _scale_index(node)
         own = Document(store.join(node.path, node.scale_key), url, dict(info["scales"][index]))
         return Source("precomputed", own.path, info, url, own, (Document(node.path, url, node.attrs),), index)
-    key = {"zarr3": "zarr.json", "zarr2": ".zarray", "n5": "attributes.json"}[node.format]
-    own = Document(node.path, attrs_url(node), node.attrs)
-    return Source(node.format, node.path, node.docs[key], store.url(node.path, key), own, found.ancestors)
+    own = Document(node.path, node.attrs_url, node.attrs)
+    return Source(node.format, node.path, node.docs[document], url, own, found.ancestors)
+
+
+# ---------------------------------------------------------------- opening
+
+
+def open_array(found: Gathered, context: ts.Context | None = None, *, write: bool = False,
+               store_fill: bool = False) -> ts.TensorStore:
+    """Open an array node through its store's access ways from the documents already read; the result has C-order
+    axes and origin 0.
+
+    The open is timed out and retried under the governing ``retry`` policy. ``write`` opens it for writing too;
+    ``store_fill`` stores write units equal to the fill value (by default they are left absent, and a stored unit
+    written to all-fill loses its key).
+    """
+    node = found.node
+    source_of(found)  # raises for a group
+    fmt = FORMATS[node.format]
+    spec = {**fmt.spec(node), **({"store_data_equal_to_fill_value": True} if store_fill else {}), "open": True}
+    context = context if context is not None else shared_context()
+
+    def start(way: store.Way):
+        return ts.open({**spec, "kvstore": way.spec}, context=context, read=True, write=write)
+
+    opened = fmt.c_order(store.on_ways(node.path, start, f"open {node.path}"))
+    # the origin reset lives here and nowhere else; bounds are made explicit so reads past them fail
+    return opened[ts.d[:].translate_to[0]][ts.d[:].mark_bounds_implicit[False]]

@@ -1,34 +1,56 @@
 """A translation is where the centre of voxel 0 is; the corner is half a voxel below it.
 
-This module is the only place a half voxel is added or removed, and the only place the
-centre rule (a voxel is read iff its centre lies in the box) is computed.
+This module is the only place a half voxel is added or removed, the only place the centre rule (a voxel
+is read iff its centre lies in the box) is computed, and the only place that says what "one number" means
+(every axis it stands for) and when two sizes are the same (a relative 1e-6). It also clips a voxel box to
+the data and pads the rest.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
+from numbers import Real
 from dataclasses import dataclass
+from typing import Any, Protocol, TypeAlias
 
 import numpy as np
-from typing import Sequence
 
 __all__ = [
     "SNAP_TOLERANCE",
+    "RTOL",
     "DEFAULT_AXES",
     "default_axes",
     "spatial_indices",
     "snap_integral",
+    "isclose",
+    "same",
+    "floats",
+    "per_axis",
+    "one_number",
+    "over_axes",
     "spread",
+    "corners",
+    "centres",
+    "centre_of",
     "corner_to_centre",
     "centre_to_corner",
+    "centre_rule",
     "index_range",
     "ceil_snapped",
+    "on_grid",
+    "clip",
+    "padded",
     "Box",
+    "BoxLike",
     "as_box",
 ]
 
 #: A quotient within this many voxels of a whole number is that whole number.
 SNAP_TOLERANCE = 1e-6
+
+#: Voxel sizes and placements compare as floats with this relative tolerance: 10.48 is not 10.
+RTOL = 1e-6
 
 #: Names given to unnamed axes, the last ``ndim`` of them.
 DEFAULT_AXES = ("t", "c", "z", "y", "x")
@@ -65,19 +87,6 @@ def spatial_indices(axes: Sequence[str] | None, ndim: int | None = None) -> tupl
     return tuple(candidates[-3:])
 
 
-def spread(values, ndim: int, spatial: Sequence[int], fill) -> tuple:
-    """A list over the spatial axes put in place among ``ndim`` axes, ``fill`` elsewhere; a full list as it is."""
-    values = tuple(values)
-    if len(values) == ndim:
-        return values
-    if len(values) != len(spatial):
-        raise ValueError(f"{list(values)} has {len(values)} entries; expected {len(spatial)} (one per spatial axis) or {ndim}")
-    out = [fill] * ndim
-    for k, i in enumerate(spatial):
-        out[i] = values[k]
-    return tuple(out)
-
-
 def snap_integral(value: float, tolerance: float = SNAP_TOLERANCE) -> float:
     """Return the nearest whole number when ``value`` is within ``tolerance`` of it, else ``value``."""
     nearest = round(value)
@@ -89,7 +98,116 @@ def ceil_snapped(quotient: float) -> int:
     return math.ceil(quotient - SNAP_TOLERANCE)
 
 
-def _shifted(values, voxel_size, axes, sign):
+def isclose(a: float, b: float, rtol: float = RTOL) -> bool:
+    """Two voxel sizes or placements are the same within a relative ``rtol`` (1e-6 by default).
+
+    >>> isclose(10.48, 10.48 + 1e-9), isclose(10.48, 10.0)
+    (True, False)
+    """
+    return math.isclose(a, b, rel_tol=rtol, abs_tol=rtol * 1e-3)
+
+
+def same(a: Sequence[float], b: Sequence[float], rtol: float = RTOL) -> bool:
+    """Two lists of sizes or placements are the same: as long as each other, and close entry by entry."""
+    return len(a) == len(b) and all(isclose(x, y, rtol) for x, y in zip(a, b, strict=True))
+
+
+def _number(value: Any) -> bool:
+    if isinstance(value, np.ndarray):
+        return value.ndim == 0 and value.dtype.kind in "iuf"
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+
+
+def floats(label: str, values, lengths=None, positive=False) -> tuple[float, ...]:
+    """Finite numbers (> 0 when ``positive``) as Python floats, unchanged in value; ``label`` names the argument."""
+    if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__len__"):
+        raise ValueError(f"{label} is {values!r}; expected a list of numbers")
+    items = list(values)
+    wanted = "finite numbers > 0" if positive else "finite numbers"
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, Real) or not math.isfinite(item) or (positive and item <= 0):
+            raise ValueError(f"{label} is {items!r}; expected {wanted}")
+    if lengths is not None and len(items) not in lengths:
+        wanted = " or ".join(str(n) for n in sorted(set(lengths)))
+        raise ValueError(f"{label} is {items!r} ({len(items)} entries); expected {wanted} entries")
+    return tuple(float(item) for item in items)
+
+
+def per_axis(value: Any, n: int, name: str, *, positive: bool = False, finite: bool = True) -> tuple[float, ...]:
+    """One number for every one of ``n`` axes, or ``n`` numbers, as floats: finite unless ``finite=False``, and > 0
+    when ``positive``.
+
+    >>> per_axis(4, 3, "voxel_size"), per_axis((1, 2), 2, "shift")
+    ((4.0, 4.0, 4.0), (1.0, 2.0))
+    """
+    items = [value] * n if _number(value) else list(value) if np.ndim(value) == 1 else None
+    wanted = "finite numbers > 0" if positive else "finite numbers"
+    if items is None or len(items) != n or not all(_number(v) for v in items):
+        raise ValueError(f"{name} is {value!r}; expected one number or {n}, one per axis, {wanted}")
+    values = tuple(float(v) for v in items)
+    if not all((math.isfinite(v) or not finite) and (v > 0 or not positive) for v in values):
+        raise ValueError(f"{name} is {value!r}; expected {wanted}")
+    return values
+
+
+def one_number(value: Any) -> Any:
+    """A list holding one number is that number (a voxel size given as ``[8]``); anything else as it is."""
+    return value[0] if np.ndim(value) == 1 and len(value) == 1 and _number(value[0]) else value
+
+
+def over_axes(value: Any, ndim: int, spatial: Sequence[int], fill: float, name: str, *,
+              positive: bool = False) -> tuple[float, ...]:
+    """Spatial values put among ``ndim`` axes: one number means every spatial axis, a list one entry per spatial
+    axis or per axis; other axes get ``fill``.
+
+    >>> over_axes(8, 4, (1, 2, 3), 1.0, "voxel_size")
+    (1.0, 8.0, 8.0, 8.0)
+    """
+    if _number(value) or (np.ndim(value) == 1 and len(value) == len(spatial) != ndim):
+        return spread(per_axis(value, len(spatial), name, positive=positive), ndim, spatial, fill)
+    if np.ndim(value) == 1 and len(value) == ndim:
+        return per_axis(value, ndim, name, positive=positive)
+    raise ValueError(f"{name} is {value!r}; expected one number, {len(spatial)} (one per spatial axis) or {ndim} "
+                     "(one per axis)")
+
+
+def spread(values: Sequence[Any], ndim: int, spatial: Sequence[int], fill: Any) -> tuple:
+    """A list over the spatial axes put in place among ``ndim`` axes, ``fill`` elsewhere; a full list as it is."""
+    values = tuple(values)
+    if len(values) == ndim:
+        return values
+    if len(values) != len(spatial):
+        raise ValueError(f"{list(values)} has {len(values)} entries; expected {len(spatial)} (one per spatial axis) "
+                         f"or {ndim}")
+    out = [fill] * ndim
+    for k, i in enumerate(spatial):
+        out[i] = values[k]
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- the half voxel
+
+
+def corners(translation: Sequence[float], voxel_size: Sequence[float]) -> tuple[float, ...]:
+    """The lower corner of voxel 0 on every axis given: half a voxel below the centre.
+
+    >>> corners((2.0, 4.0), (4.0, 8.0))
+    (0.0, 0.0)
+    """
+    return tuple(float(t) - float(s) / 2 for t, s in zip(translation, voxel_size, strict=True))
+
+
+def centres(corner: Sequence[float], voxel_size: Sequence[float]) -> tuple[float, ...]:
+    """The centre of voxel 0 (the translation) on every axis given: half a voxel above the corner."""
+    return tuple(float(c) + float(s) / 2 for c, s in zip(corner, voxel_size, strict=True))
+
+
+def centre_of(corner: float, voxel_size: float, index: float) -> float:
+    """The centre of voxel ``index`` on a grid whose voxel 0 has its lower corner at ``corner``."""
+    return corner + (index + 0.5) * voxel_size
+
+
+def _shifted(values, voxel_size, axes, shift: Callable) -> tuple[float, ...]:
     values = tuple(float(v) for v in values)
     voxel_size = tuple(float(v) for v in voxel_size)
     if len(values) != len(voxel_size):
@@ -99,9 +217,8 @@ def _shifted(values, voxel_size, axes, sign):
     if axes is not None and len(axes) != len(values):
         raise ValueError(f"axes {tuple(axes)} do not match {len(values)} coordinates {values}")
     spatial = set(spatial_indices(axes, len(values)))
-    return tuple(
-        v + sign * s / 2 if i in spatial else v for i, (v, s) in enumerate(zip(values, voxel_size))
-    )
+    moved = shift(values, voxel_size)
+    return tuple(m if i in spatial else v for i, (v, m) in enumerate(zip(values, moved, strict=True)))
 
 
 def corner_to_centre(corner, voxel_size, axes=None) -> tuple[float, ...]:
@@ -113,12 +230,35 @@ def corner_to_centre(corner, voxel_size, axes=None) -> tuple[float, ...]:
     >>> corner_to_centre((0.0, 0.0), (4.0, 8.0))
     (2.0, 4.0)
     """
-    return _shifted(corner, voxel_size, axes, +1)
+    return _shifted(corner, voxel_size, axes, centres)
 
 
 def centre_to_corner(translation, voxel_size, axes=None) -> tuple[float, ...]:
-    """Return the lower corner of voxel 0 of a grid whose voxel 0 is centred at ``translation``."""
-    return _shifted(translation, voxel_size, axes, -1)
+    """Return the lower corner of voxel 0 of a grid whose voxel 0 is centred at ``translation``.
+
+    >>> centre_to_corner((2.0, 4.0), (4.0, 8.0))
+    (0.0, 0.0)
+    """
+    return _shifted(translation, voxel_size, axes, corners)
+
+
+# ---------------------------------------------------------------- the centre rule
+
+
+def centre_rule(begin: Sequence[float], end: Sequence[float],
+                grid: Sequence[tuple[float, float]]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The voxels ``[i0, i1)`` per axis whose centres lie in ``[begin, end)`` on a grid of (translation, voxel size).
+
+    ``i0 = ceil((begin - t) / s)`` and ``i1 = ceil((end - t) / s)``, each quotient snapped to a whole number when
+    within 1e-6 of one. Unchecked: the read path's one computation of the rule (see ``index_range``).
+    """
+    first, last = [], []
+    for b, e, (t, s) in zip(begin, end, grid, strict=True):
+        if e < b:
+            raise ValueError(f"box begin {tuple(begin)} is after its end {tuple(end)}")
+        first.append(math.ceil((b - t) / s - SNAP_TOLERANCE))
+        last.append(math.ceil((e - t) / s - SNAP_TOLERANCE))
+    return tuple(first), tuple(last)
 
 
 def index_range(begin, end, voxel_size, translation) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -136,25 +276,67 @@ def index_range(begin, end, voxel_size, translation) -> tuple[tuple[int, ...], t
             f"begin {lists[0]}, end {lists[1]}, voxel_size {lists[2]} and translation {lists[3]} "
             "must have one entry per axis"
         )
-    first, last = [], []
-    for b, e, s, t in zip(*lists):
-        if not (s > 0 and math.isfinite(s)):
-            raise ValueError(f"voxel_size {lists[2]} holds {s}; expected finite sizes > 0")
-        first.append(ceil_snapped((b - t) / s))
-        last.append(ceil_snapped((e - t) / s))
-    return tuple(first), tuple(last)
+    if not all(s > 0 and math.isfinite(s) for s in lists[2]):
+        raise ValueError(f"voxel_size {lists[2]} holds {lists[2]}; expected finite sizes > 0")
+    return centre_rule(lists[0], lists[1], tuple(zip(lists[3], lists[2], strict=True)))
+
+
+def on_grid(edge: float, translation: float, voxel_size: float) -> bool:
+    """True when ``edge`` lies on a voxel corner or a voxel centre of the grid (within 1e-6 of a voxel)."""
+    quotient = (edge - translation) / voxel_size
+    return snap_integral(quotient).is_integer() or snap_integral(quotient + 0.5).is_integer()
+
+
+# ---------------------------------------------------------------- clip and pad
+
+
+def clip(begin: Sequence[int], end: Sequence[int], shape: Sequence[int]):
+    """The part of the voxel box ``[begin, end)`` inside ``[0, shape)``, as (low, high), and where it sits in the box."""
+    low = [min(max(b, 0), n) for b, n in zip(begin, shape, strict=True)]
+    high = [max(min(e, n), lo) for e, n, lo in zip(end, shape, low, strict=True)]
+    inner = tuple(slice(lo - b, hi - b) for lo, hi, b in zip(low, high, begin, strict=True))
+    return low, high, inner
+
+
+def padded(begin: Sequence[int], end: Sequence[int], shape: Sequence[int], fill: Any,
+           fetch: Callable[[Sequence[int], Sequence[int]], np.ndarray], empty: Callable[[], np.dtype],
+           mask: bool = False):
+    """The voxels ``[begin, end)`` of an array of ``shape``: what ``fetch(low, high)`` returns inside, ``fill``
+    outside, or under ``fill == "edge"`` the nearest stored voxel.
+
+    ``empty()`` gives the dtype when nothing is fetched (a box wholly outside: storage is not touched). With
+    ``mask`` a boolean array, True inside the data, is returned as well.
+    """
+    out_shape = tuple(e - b for b, e in zip(begin, end, strict=True))
+    low, high, inner = clip(begin, end, shape)
+    if fill == "edge":
+        data = _edge(begin, end, shape, out_shape, fetch, empty)
+    elif any(hi <= lo for lo, hi in zip(low, high, strict=True)):
+        data = np.full(out_shape, fill, empty())
+    else:
+        block = fetch(low, high)
+        data = np.full(out_shape, fill, block.dtype)
+        data[inner] = block
+    if not mask:
+        return data
+    valid = np.zeros(out_shape, bool)
+    valid[inner] = True
+    return data, valid
+
+
+def _edge(begin, end, shape, out_shape, fetch, empty) -> np.ndarray:
+    """Each voxel outside takes the value of the nearest stored voxel."""
+    if 0 in out_shape:
+        return np.empty(out_shape, empty())
+    if 0 in tuple(shape):
+        raise ValueError(f"padding 'edge' needs stored voxels, and the array's shape is {tuple(shape)}")
+    indices = [np.clip(np.arange(b, e), 0, n - 1) for b, e, n in zip(begin, end, shape, strict=True)]
+    first = [int(i[0]) for i in indices]
+    block = fetch(first, [int(i[-1]) + 1 for i in indices])
+    return np.ascontiguousarray(block[np.ix_(*(i - f for i, f in zip(indices, first, strict=True)))])
 
 
 # ---------------------------------------------------------------- boxes
-
-
-def _per_axis(value, ndim: int, name: str) -> tuple[float, ...]:
-    if np.ndim(value) == 0 and not isinstance(value, (bool, str)):
-        return (float(value),) * ndim
-    values = tuple(float(v) for v in value)
-    if len(values) != ndim:
-        raise ValueError(f"{name} is {value!r}; expected one number or {ndim}, one per axis")
-    return values
 
 
 @dataclass(frozen=True)
@@ -220,17 +402,17 @@ class Box:
         if boxlike or np.ndim(other) == 2 or (np.ndim(other) == 1 and len(other) == 2 and np.ndim(other[0]) == 1):
             other = as_box(other, self.ndim)
             return other.empty or all(b <= ob and oe <= e for b, e, ob, oe in zip(self.begin, self.end, other.begin, other.end))
-        point = _per_axis(other, self.ndim, "point")
+        point = per_axis(other, self.ndim, "point", finite=False)
         return all(b <= p < e for b, e, p in zip(self.begin, self.end, point))
 
     def grow(self, before, after=None) -> "Box":
         """Grow by ``before`` below and ``after`` (default ``before``) above, per axis or one number for all."""
-        low = _per_axis(before, self.ndim, "before")
-        high = low if after is None else _per_axis(after, self.ndim, "after")
+        low = per_axis(before, self.ndim, "before", finite=False)
+        high = low if after is None else per_axis(after, self.ndim, "after", finite=False)
         return Box(tuple(b - d for b, d in zip(self.begin, low)), tuple(e + d for e, d in zip(self.end, high)))
 
     def shift(self, by) -> "Box":
-        move = _per_axis(by, self.ndim, "shift")
+        move = per_axis(by, self.ndim, "shift", finite=False)
         return Box(tuple(b + d for b, d in zip(self.begin, move)), tuple(e + d for e, d in zip(self.end, move)))
 
     def snap(self, voxel_size, translation, mode: str = "grow") -> "Box":
@@ -238,8 +420,8 @@ class Box:
         rounding = _SNAP_MODES.get(mode)
         if rounding is None:
             raise ValueError(f"snap mode is {mode!r}; expected one of {tuple(_SNAP_MODES)}")
-        size = _per_axis(voxel_size, self.ndim, "voxel_size")
-        corner = tuple(t - s / 2 for t, s in zip(_per_axis(translation, self.ndim, "translation"), size))
+        size = per_axis(voxel_size, self.ndim, "voxel_size", finite=False)
+        corner = corners(per_axis(translation, self.ndim, "translation", finite=False), size)
         low, high = rounding
         begin = tuple(c + low(snap_integral((b - c) / s)) * s for b, c, s in zip(self.begin, corner, size))
         end = tuple(c + high(snap_integral((e - c) / s)) * s for e, c, s in zip(self.end, corner, size))
@@ -247,18 +429,39 @@ class Box:
 
     def to_index(self, voxel_size, translation) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The voxels whose centres lie in the box (Behaviour 2), as index (begin, end)."""
-        return index_range(self.begin, self.end, _per_axis(voxel_size, self.ndim, "voxel_size"), _per_axis(translation, self.ndim, "translation"))
+        return index_range(self.begin, self.end, per_axis(voxel_size, self.ndim, "voxel_size", finite=False),
+                           per_axis(translation, self.ndim, "translation", finite=False))
 
     @classmethod
     def from_index(cls, begin, end, voxel_size, translation) -> "Box":
         """The world box of voxels [begin, end): from voxel begin's lower corner to voxel end's."""
         ndim = len(tuple(begin))
-        size = _per_axis(voxel_size, ndim, "voxel_size")
-        corner = tuple(t - s / 2 for t, s in zip(_per_axis(translation, ndim, "translation"), size))
+        size = per_axis(voxel_size, ndim, "voxel_size", finite=False)
+        corner = corners(per_axis(translation, ndim, "translation", finite=False), size)
         return cls(tuple(c + b * s for c, b, s in zip(corner, begin, size)), tuple(c + e * s for c, e, s in zip(corner, end, size)))
 
     def __repr__(self) -> str:
         return "Box({" + ", ".join(f"[{b:g}, {e:g})" for b, e in zip(self.begin, self.end)) + "})"
+
+
+class _BeginEnd(Protocol):
+    @property
+    def begin(self) -> Sequence[float]: ...
+
+    @property
+    def end(self) -> Sequence[float]: ...
+
+
+class _OffsetShape(Protocol):
+    @property
+    def offset(self) -> Sequence[float]: ...
+
+    @property
+    def shape(self) -> Sequence[float]: ...
+
+
+#: A world box: a Box, a (begin, end) pair of lists, or anything with .begin/.end or .offset/.shape (a funlib Roi).
+BoxLike: TypeAlias = "Box | tuple[Sequence[float], Sequence[float]] | _BeginEnd | _OffsetShape"
 
 
 _SNAP_MODES = {
@@ -268,7 +471,7 @@ _SNAP_MODES = {
 }
 
 
-def as_box(value, ndim: int | None = None) -> Box:
+def as_box(value: BoxLike, ndim: int | None = None) -> Box:
     """Accept a Box, anything with .begin/.end or .offset/.shape (a funlib Roi), or a (begin, end) pair."""
     if isinstance(value, Box):
         box = value

@@ -18,12 +18,13 @@ from __future__ import annotations
 import operator
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from . import store
-from .documents import ints, list_of
+from .fields import ints, list_of
 
-__all__ = ["chunk_key", "parse_chunk_key", "key_format", "list_keys", "list_chunk_keys", "chunk_indices"]
+__all__ = ["chunk_key", "parse_chunk_key", "key_format", "list_chunk_keys", "chunk_indices"]
 
 _DIGITS = re.compile(r"[0-9]+")
 _RANGE = re.compile(r"(-?[0-9]+)-(-?[0-9]+)")
@@ -409,16 +410,6 @@ def key_format(format: str, docs: Mapping[str, Any], scale_key: str | None = Non
     return _spelling(format).documents(docs, scale_key)
 
 
-def list_keys(path) -> list[str]:
-    """Every key stored under a directory, relative to it (listings are not timed out)."""
-    path = store.normalize(path)
-
-    def attempt(way: store.Way) -> list[str]:
-        return [key.decode() for key in store.open_kvstore(way.spec).list().result()]
-
-    return store.with_fallback(path, attempt)
-
-
 def list_chunk_keys(path, separator: str = ".", ndim: int | None = None) -> list[tuple[int, ...]]:
     """Chunk indices present under ``path``, from its keys alone: no metadata document is needed.
 
@@ -433,7 +424,7 @@ def list_chunk_keys(path, separator: str = ".", ndim: int | None = None) -> list
     prefixed = (_SPELLINGS["zarr3"], _facts(_SPELLINGS["zarr3"], separator, "default", None, None, None, ndim))
     joined = (_SPELLINGS["zarr2"], _facts(_SPELLINGS["zarr2"], separator, "default", None, None, None, ndim))
     found = []
-    for key in list_keys(path):
+    for key in store.list_keys(path):
         index = _parse(*(prefixed if key.startswith("c" + separator) else joined), key)
         if index is not None:
             found.append(index)
@@ -444,5 +435,5 @@ def chunk_indices(format: str, docs: Mapping[str, Any], directory: str, ndim: in
     """Chunk indices stored for an array, in C order on its write grid, found by listing its keys and parsing them."""
     spelling = _spelling(format)
     facts = _facts(spelling, ndim=ndim, **key_format(format, docs, scale_key))
-    listed = list_keys(store.join(directory, scale_key) if format == "precomputed" else directory)
+    listed = store.list_keys(store.join(directory, scale_key) if format == "precomputed" else directory)
     return sorted(index for index in (_parse(spelling, facts, key) for key in listed) if index is not None)

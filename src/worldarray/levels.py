@@ -1,37 +1,43 @@
-"""``level=`` means one thing everywhere: a name, a position (0 or "first"), a precomputed scale key, or an array path under the group.
+"""``level=`` means one thing everywhere: a name, a position (0 or "first"), a precomputed scale key, or an array
+path under the group; ``level_mode`` and ``on_mismatch`` are read here too.
 
-An array path (or a precomputed path naming a scale) is that array: level None, 0 or "first" is
-silently the array, any other level warns and is ignored. A group path needs a level.
+An array path (or a precomputed path naming a scale) is that array: level None, 0 or "first" is silently the array,
+any other level warns and is ignored. A group path needs a level. A level's placement comes from the group's
+document when it lists the levels (so choosing one opens nothing); when the level's own documents place it
+differently, that is a conflict (``check_listing``).
 """
 
 from __future__ import annotations
 
 import math
-import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, TypeAlias
 
 from . import store
-from .detect import Gathered, Node, attrs_url, gather, scale_key_of, source_of
-from .documents import Document, Placement, Source
-from .metadata import level_placements, multiscales_of, parse
-from .ome import dataset_path
+from .detect import Gathered, Node, gather, scale_key_of, source_of
+from .diagnostics import warn
+from .fields import Document, Placement, Source
+from .geometry import RTOL, default_axes, one_number, per_axis, same, spatial_indices
+from .metadata import ArrayMeta, level_placements, parse
+from .ome import first_listing, walk
+from .units import NANOMETER, convert
 
-__all__ = ["LEVEL_MODES", "Choice", "choose", "level_names", "resolve", "select_level"]
+__all__ = ["LEVEL_MODES", "ON_MISMATCH", "Level", "Choice", "choose", "level_names", "resolve", "pick",
+           "select_level", "mismatch_policy", "check_listing", "describe_levels"]
+
+#: What ``level=`` may be: a name, a position (0 is the first listed), "first", or None.
+Level: TypeAlias = "str | int | None"
 
 _PROBE_BATCH = 8
 
 
 def _listed(node: Node) -> tuple[str, ...] | None:
-    """Level names the group's own document lists: precomputed scale keys, or multiscales[0] dataset paths."""
+    """Level names the group's own document lists: precomputed scale keys, or the first multiscale's dataset paths."""
     if node.format == "precomputed":
         return tuple(str(s.get("key")) for s in node.docs["info"].get("scales") or [] if isinstance(s, Mapping))
-    for multiscale in multiscales_of(node.attrs) or []:
-        datasets = multiscale.get("datasets") if isinstance(multiscale, Mapping) else None
-        names = [dataset_path(d) for d in datasets or []]
-        if any(names):
-            return tuple(n for n in names if n)
-    return None
+    listing = first_listing(node.attrs)
+    return tuple(path for path, _ in listing[1]) if listing else None
 
 
 def _probed(path: str) -> tuple[str, ...]:
@@ -56,11 +62,11 @@ def level_names(node: Node) -> tuple[str, ...]:
 
 
 def _scale_text(node: Node, name: str) -> str:
-    for multiscale in multiscales_of(node.attrs) or []:
-        for dataset in multiscale.get("datasets") or []:
-            if dataset_path(dataset) == name:
-                scales = [t.get("scale") for t in dataset.get("coordinateTransformations") or [] if isinstance(t, Mapping) and t.get("type") == "scale"]
-                return f"{name} (scale {scales[0]})" if scales else name
+    for _, path, dataset in walk(node.attrs):
+        if path == name:
+            scales = [t.get("scale") for t in dataset.get("coordinateTransformations") or []
+                      if isinstance(t, Mapping) and t.get("type") == "scale"]
+            return f"{name} (scale {scales[0]})" if scales else name
     if node.format == "precomputed":
         for scale in node.docs["info"].get("scales") or []:
             if scale.get("key") == name:
@@ -73,12 +79,14 @@ def describe_levels(node: Node, names) -> str:
     return ", ".join(_scale_text(node, n) for n in names) or "none"
 
 
-def _pick(node: Node, level: Any, names: tuple[str, ...]) -> str:
+def pick(node: Node, level: Any, names: tuple[str, ...]) -> str:
+    """The level name ``level`` means among a group's ``names``: a name, a position, "first", a precomputed scale
+    key or ``s<N>``, or an array path under the group (returned as given, for the caller to find)."""
     if level is None:
         raise ValueError(f"{node.path}: is a group; name a level (level=) from: {describe_levels(node, names)}")
     if isinstance(level, bool):
         raise ValueError(f"{node.path}: level is {level!r}; expected a name, a position or 'first'")
-    if level == "first":
+    if isinstance(level, str) and level == "first":
         level = 0
     if isinstance(level, int):
         if not -len(names) <= level < len(names):
@@ -96,7 +104,7 @@ def _pick(node: Node, level: Any, names: tuple[str, ...]) -> str:
     raise ValueError(f"{node.path}: level is {level!r}; expected a name, a position or 'first'")
 
 
-def resolve(path, level: Any = None, found: Gathered | None = None) -> Gathered:
+def resolve(path: str, level: Level = None, found: Gathered | None = None) -> Gathered:
     """Return the documents of the array that ``path`` and ``level`` name.
 
     Raises
@@ -110,10 +118,10 @@ def resolve(path, level: Any = None, found: Gathered | None = None) -> Gathered:
     node = found.node
     if node.kind == "array":
         if level not in (None, 0, "first"):
-            warnings.warn(f"{node.path}: is an array; level={level!r} is ignored", UserWarning, stacklevel=3)
+            warn(f"{node.path}: is an array; level={level!r} is ignored", UserWarning)
         return found
     names = level_names(node)
-    name = _pick(node, level, names)
+    name = pick(node, level, names)
     if node.format == "precomputed":
         return Gathered(Node("precomputed", "array", node.path, node.docs, name), ())
     try:
@@ -128,6 +136,21 @@ def resolve(path, level: Any = None, found: Gathered | None = None) -> Gathered:
 
 #: The ways a voxel size picks a level (Behaviour 3).
 LEVEL_MODES = ("floor", "finer", "exact", "nearest", "resample")
+
+#: What happens when no level has the voxel size asked for (Behaviour 3).
+ON_MISMATCH = ("error", "resample", "relabel", "keep")
+
+
+def mismatch_policy(on_mismatch: str, level_mode: str) -> str:
+    """What a handle does when its level is not at the voxel size asked for: ``level_mode="resample"`` resamples
+    and ``"exact"`` refuses, whatever ``on_mismatch`` says; "keep" keeps the level's own size."""
+    if on_mismatch == "keep":
+        return "keep"
+    if "resample" in (on_mismatch, level_mode):
+        return "resample"
+    if on_mismatch == "error" or level_mode == "exact":
+        return "error"
+    return on_mismatch
 
 
 def _sizes_of(item) -> tuple[float, ...]:
@@ -146,18 +169,14 @@ def _listing(entries) -> str:
     return ", ".join(f"{_name_of(item)} {tuple(sizes)}" for item, sizes in entries) or "none"
 
 
-def _same(a, b) -> bool:
-    return all(math.isclose(x, y, rel_tol=1e-6) for x, y in zip(a, b))
-
-
-def select_level(levels, voxel_size, mode: str = "floor"):
+def select_level(levels: Sequence[Any], voxel_size: float | Sequence[float], mode: str = "floor") -> Any:
     """Pick the level for a voxel size: floor, finer, exact, nearest or resample (Behaviour 3).
 
     ``levels`` holds (name, voxel_size) pairs or objects with ``.voxel_size``; the chosen entry is
-    returned as given. Voxel sizes compare as floats with rtol 1e-6. floor: the level at that size,
-    else the coarsest no coarser than the target on any axis, else the first; finer: as floor but
-    ValueError instead of the first; exact: that level or ValueError; nearest: the closest on a log
-    scale summed over axes, the finer on a tie; resample: the level floor picks, to resample from.
+    returned as given. Voxel sizes compare as floats with rtol 1e-6; one number means that size on every
+    axis. floor: the level at that size, else the coarsest no coarser than the target on any axis, else the
+    first; finer: as floor but ValueError instead of the first; exact: that level or ValueError; nearest: the
+    closest on a log scale summed over axes, the finer on a tie; resample: the level floor picks, to resample from.
 
     >>> select_level([("s0", (4, 4)), ("s1", (8, 8))], (6, 6))
     ('s0', (4, 4))
@@ -165,32 +184,34 @@ def select_level(levels, voxel_size, mode: str = "floor"):
     if mode not in LEVEL_MODES:
         raise ValueError(f"level_mode is {mode!r}; expected one of {LEVEL_MODES}")
     entries = [(item, _sizes_of(item)) for item in levels]
-    target = (float(voxel_size),) if isinstance(voxel_size, (int, float)) else tuple(float(v) for v in voxel_size)
     if not entries:
         raise ValueError("select_level: no levels to choose from")
-    if not all(math.isfinite(v) and v > 0 for v in target):
-        raise ValueError(f"voxel_size is {voxel_size!r}; expected finite sizes > 0")
-    if len(target) == 1:  # one number means that size on every spatial axis
-        target = target * len(entries[0][1])
+    target = per_axis(one_number(voxel_size), len(entries[0][1]), "voxel_size", positive=True)
     for item, sizes in entries:
         if len(sizes) != len(target):
             raise ValueError(f"voxel_size {target} has {len(target)} entries; level {_name_of(item)} has {sizes}")
-        if _same(sizes, target):
+        if same(sizes, target):
             return item
     if mode == "exact":
         raise ValueError(f"no level has voxel size {target}; the levels are {_listing(entries)}")
     if mode == "nearest":
         def distance(entry):
             sizes = entry[1]
-            return (sum(abs(math.log(s / t)) for s, t in zip(sizes, target)), math.prod(sizes))
+            return (sum(abs(math.log(s / t)) for s, t in zip(sizes, target, strict=True)), math.prod(sizes))
 
         return min(entries, key=distance)[0]
-    finer = [(item, sizes) for item, sizes in entries if all(s <= t * (1 + 1e-6) for s, t in zip(sizes, target))]
+    finer = [(item, sizes) for item, sizes in entries
+             if all(s <= t * (1 + RTOL) for s, t in zip(sizes, target, strict=True))]
     if finer:
         return max(finer, key=lambda entry: math.prod(entry[1]))[0]
     if mode == "finer":
-        raise ValueError(f"every level is coarser than voxel size {target} on some axis; the levels are {_listing(entries)}")
+        raise ValueError(f"every level is coarser than voxel size {target} on some axis; "
+                         f"the levels are {_listing(entries)}")
     return entries[0][0]
+
+
+def _as_placement(meta: ArrayMeta) -> Placement:
+    return Placement(meta.voxel_size, meta.translation, meta.units, meta.axes)
 
 
 @dataclass(frozen=True)
@@ -212,9 +233,14 @@ class Choice:
         first = gather(store.join(self.group.node.path, self.names[0]), above=self.group)
         return _as_placement(parse(source_of(first)))
 
+    def listed_placement(self) -> Placement | None:
+        """The chosen level's placement as the group's document lists it, None when it lists none."""
+        return dict(self.listed).get(self.name) if self.listed else None
+
 
 def group_source(node: Node) -> Source:
-    url = attrs_url(node)
+    """A group's documents as ``metadata.level_placements`` takes them."""
+    url = node.attrs_url
     return Source(node.format, node.path, node.docs.get("info", {}), url, Document(node.path, url, node.attrs))
 
 
@@ -232,10 +258,6 @@ def listed_by_parent(found: Gathered) -> tuple[tuple[str, Placement], ...] | Non
     return tuple(listed)
 
 
-def _as_placement(meta) -> Placement:
-    return Placement(meta.voxel_size, meta.translation, meta.units, meta.axes)
-
-
 def _placements_of(node: Node, found: Gathered, names) -> tuple[tuple[str, Placement], ...]:
     """Each level's placement from the group document, else by reading each level's documents."""
     listed = level_placements(group_source(node))
@@ -248,7 +270,8 @@ def _placements_of(node: Node, found: Gathered, names) -> tuple[tuple[str, Place
     return tuple(out)
 
 
-def choose(path, level: Any = None, voxel_size=None, level_mode: str = "floor", sizes=None) -> Choice:
+def choose(path: str, level: Level = None, voxel_size: float | Sequence[float] | None = None,
+           level_mode: str = "floor", sizes=None) -> Choice:
     """Return the array that ``path``, ``level`` and ``voxel_size`` name (Behaviour 3).
 
     An array path is that array whatever the voxel size. A group path with a voxel size and no
@@ -267,8 +290,37 @@ def choose(path, level: Any = None, voxel_size=None, level_mode: str = "floor", 
     listed = level_placements(group_source(node))
     if level is None and voxel_size is not None and names:
         placements = listed or _placements_of(node, found, names)
-        mode = "floor" if level_mode == "resample" else level_mode
-        level = select_level([(n, sizes(p)) for n, p in placements], voxel_size, mode)[0]
+        level = select_level([(n, sizes(p)) for n, p in placements], voxel_size, level_mode)[0]
     chosen = resolve(path, level, found)
     name = chosen.node.scale_key or chosen.node.path[len(node.path) :].strip("/")
-    return Choice(chosen, name, names, found if node.format != "precomputed" else None, tuple(listed) if listed else None)
+    group = found if node.format != "precomputed" else None
+    return Choice(chosen, name, names, group, tuple(listed) if listed else None)
+
+
+def _in_nanometres(placement: Placement, ndim: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """A placement's trailing ``ndim`` entries, spatial axes in nanometres, to compare two placements of one level."""
+    axes = tuple(placement.axes or default_axes(len(placement.voxel_size)))
+    spatial = spatial_indices(axes)
+    targets = [NANOMETER if i in spatial else None for i in range(len(axes))]
+    sizes, shifts, _ = convert(placement.voxel_size, placement.translation, placement.units, targets, spatial,
+                               strict=False, quiet=True)
+    return sizes[len(sizes) - ndim:], shifts[len(shifts) - ndim:]
+
+
+def check_listing(choice: Choice, meta: ArrayMeta, conflicts: str = "error") -> None:
+    """The level's own documents and the group's entry for it must place it alike (rtol 1e-6); else ValueError naming
+    both, or with ``conflicts="warn"`` a warning, the level's own placement kept."""
+    listed = choice.listed_placement()
+    if listed is None:
+        return
+    own = _as_placement(meta)
+    ndim = min(len(listed.voxel_size), meta.ndim)
+    (a_size, a_shift), (b_size, b_shift) = _in_nanometres(listed, ndim), _in_nanometres(own, ndim)
+    if same(a_size, b_size) and same(a_shift, b_shift):
+        return
+    message = (f"{meta.path}: the group's document lists level {choice.name!r} at voxel size {listed.voxel_size}, "
+               f"translation {listed.translation}; the level's own document ({meta.placed_by}) places it at voxel "
+               f"size {meta.voxel_size}, translation {meta.translation}")
+    if conflicts != "warn":
+        raise ValueError(message + " (pass metadata_conflicts='warn' to read with the level's own)")
+    warn(message + "; reading with the level's own")

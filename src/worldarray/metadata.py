@@ -1,21 +1,155 @@
 """Each format places an array by the first of its ordered rules that finds something; that rule's name is placed_by.
 
-Parsing is pure: documents (dicts) in, an ArrayMeta out, no I/O. ``RULES`` holds, per format,
-the rules in precedence order; reading the tuple tells the order (spec Conventions 4 to 7).
+Parsing is pure: documents (dicts) in, an ArrayMeta out, no I/O. ``RULES`` holds, per format, the rules in
+precedence order; reading the tuple tells the order (spec Conventions 4 to 7), and every other list of formats or
+rule names is derived from it. ``level_placements`` places the levels a group lists by the same rules. Only
+``from worldarray.metadata import ...`` reaches this module: ``wa.metadata`` is the function that reads a path.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
-from .documents import (Document, Facts, Placement, Rule, Source, axes_list, dtype_name, ints, leading, list_of,
-                        numbers, strings, where)
-from .geometry import corner_to_centre, default_axes
-from .meta import ArrayMeta, MetadataWarning
-from .ome import dataset_path, multiscales_of, ome_group_placement, ome_placement
+from .diagnostics import MetadataWarning
+from .fields import (Document, Facts, Placement, Source, axes_list, dtype_name, ints, leading, list_of, numbers,
+                     strings, where)
+from .geometry import centre_to_corner, corner_to_centre, default_axes, spatial_indices
+from .ome import first_listing, group_placement, multiscales_of, ome_placement, walk
+from .units import NANOMETER, Request, UnitsArgument, convert
 
-__all__ = ["ArrayMeta", "MetadataWarning", "Document", "Source", "Placement", "Rule", "RULES", "FACTS", "parse", "level_placements",
-           "multiscales_of"]
+__all__ = ["ArrayMeta", "MetadataWarning", "Document", "Source", "Facts", "Placement", "Rule", "RULES", "FACTS",
+           "FORMATS", "placed_by_names", "parse", "parse_documents", "level_placements", "multiscales_of"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One placement rule: ``find(source, facts, ndim, conflicts=...)`` returns a Placement or None."""
+
+    name: str
+    find: Callable[..., Placement | None]
+
+
+def _floats(values) -> tuple[float, ...]:
+    return tuple(float(v) for v in values)
+
+
+@dataclass(frozen=True)
+class ArrayMeta:
+    """What the documents say about one array, one entry per axis in C order, in the store's own units.
+
+    ``translation`` is the centre of voxel 0; ``corner`` (derived) is half a voxel below it on
+    the spatial axes.
+    """
+
+    shape: tuple[int, ...]
+    dtype: str
+    chunk_shape: tuple[int, ...]
+    axes: tuple[str, ...]
+    axes_named: bool
+    units: tuple[str, ...]
+    voxel_size: tuple[float, ...]
+    translation: tuple[float, ...]
+    format: str
+    path: str
+    parent: str | None = None
+    attrs: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    group_attrs: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    placed_by: str | None = None
+    fill_value: Any = None
+    shard_shape: tuple[int, ...] | None = None
+
+    def __post_init__(self):
+        n = len(self.shape)
+        for name in ("chunk_shape", "axes", "units", "voxel_size", "translation"):
+            value = getattr(self, name)
+            if len(value) != n:
+                raise ValueError(f"{self.path}: ArrayMeta.{name} is {tuple(value)}; expected {n} entries, one per axis")
+        if len(set(self.axes)) != n:
+            raise ValueError(f"{self.path}: axis names {tuple(self.axes)} repeat; expected {n} distinct names")
+        if self.format not in RULES:
+            raise ValueError(f"{self.path}: format is {self.format!r}; expected one of {tuple(RULES)}")
+        if self.placed_by not in placed_by_names():
+            raise ValueError(f"{self.path}: placed_by is {self.placed_by!r}; expected one of {placed_by_names()}")
+        object.__setattr__(self, "voxel_size", _floats(self.voxel_size))
+        object.__setattr__(self, "translation", _floats(self.translation))
+
+    @property
+    def ndim(self) -> int:
+        """The number of axes."""
+        return len(self.shape)
+
+    @property
+    def spatial(self) -> tuple[int, ...]:
+        """Indices of the axes named z, y or x when any are; else the last three."""
+        return spatial_indices(self.axes)
+
+    @property
+    def corner(self) -> tuple[float, ...]:
+        """The lower corner of voxel 0: translation less half a voxel on the spatial axes."""
+        return centre_to_corner(self.translation, self.voxel_size, self.axes)
+
+    def in_units(self, space: str | None = None, time: str | None = None, strict: bool = True) -> ArrayMeta:
+        """Return this meta with length axes converted to ``space`` and time axes to ``time``.
+
+        A spatial axis with no unit is taken as nanometres, with one MetadataWarning. An unknown unit on a
+        spatial axis raises ValueError, or with ``strict=False`` is taken as ``space`` with a warning. Axes not
+        asked about keep their units.
+
+        >>> meta = parse_documents("zarr3", {"zarr_format": 3, "node_type": "array", "shape": [4], "data_type": "uint8",
+        ...     "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4]}},
+        ...     "attributes": {"dimension_units": ["4 um"]}, "dimension_names": ["x"]})
+        >>> meta.in_units(space="nanometer").voxel_size
+        (4000.0,)
+        """
+        return self.converted(Request(space=space, time=time), strict)
+
+    def converted(self, units: UnitsArgument, strict: bool = True) -> ArrayMeta:
+        """Return this meta in the units a ``units=`` argument asks for (None: as stored)."""
+        request = Request.of(units)
+        if request == Request():
+            return self
+        sizes, shifts, names = convert(self.voxel_size, self.translation, self.units,
+                                       request.targets(self.units, self.spatial), self.spatial, where=self.path,
+                                       axes=self.axes, strict=strict)
+        return dataclasses.replace(self, voxel_size=sizes, translation=shifts, units=names)
+
+    def in_nm(self) -> ArrayMeta:
+        """Return this meta with length axes in nanometres."""
+        return self.in_units(space=NANOMETER)
+
+    def drop_axis(self, axis: int | str) -> ArrayMeta:
+        """Return this meta without one axis (by index or name), as a selected axis is dropped."""
+        if isinstance(axis, str) and axis not in self.axes:
+            raise ValueError(f"{self.path}: axis {axis!r} does not exist; axes are {self.axes}")
+        index = self.axes.index(axis) if isinstance(axis, str) else int(axis)
+        if not -self.ndim <= index < self.ndim:
+            raise ValueError(f"{self.path}: axis {axis!r} does not exist; axes are {self.axes}")
+        index %= self.ndim
+
+        def without(values):
+            return None if values is None else tuple(v for j, v in enumerate(values) if j != index)
+
+        return dataclasses.replace(
+            self,
+            shape=without(self.shape),
+            chunk_shape=without(self.chunk_shape),
+            shard_shape=without(self.shard_shape),
+            axes=without(self.axes),
+            units=without(self.units),
+            voxel_size=without(self.voxel_size),
+            translation=without(self.translation),
+        )
+
+    def __repr__(self) -> str:
+        def axis(i):
+            unit = f" {self.units[i]}" if self.units[i] else ""
+            return f"{self.axes[i]}: {self.shape[i]} x {self.voxel_size[i]:g}{unit} @ {self.translation[i]:g}"
+
+        body = ", ".join(axis(i) for i in range(self.ndim))
+        return f"ArrayMeta({self.path!r}, {self.format}, {self.dtype}, {{{body}}}, placed_by={self.placed_by!r})"
 
 
 def _centred(corner, voxel_size, axes, covered) -> tuple[float, ...]:
@@ -135,10 +269,9 @@ def _cosem(source: Source, facts: Facts, ndim: int, **_) -> Placement | None:
     if source.format != "n5" or parent is None:
         return None
     name = source.path.rstrip("/").rsplit("/", 1)[-1]
-    for multiscale in parent.attrs.get("multiscales") or []:
-        for dataset in (multiscale.get("datasets") or []) if isinstance(multiscale, Mapping) else []:
-            if dataset_path(dataset) == name and isinstance(dataset.get("transform"), Mapping):
-                return _cosem_transform(dataset["transform"], ndim, parent.url)
+    for _, path, dataset in walk(parent.attrs):
+        if path == name and isinstance(dataset.get("transform"), Mapping):
+            return _cosem_transform(dataset["transform"], ndim, parent.url)
     return None
 
 
@@ -323,29 +456,55 @@ def parse(source: Source, metadata_conflicts: str = "error") -> ArrayMeta:
     )
 
 
-def level_placements(source: Source) -> list[tuple[str, Placement]] | None:
-    """Each listed level's placement from a group's own document, without opening a level; None when it lists none.
+#: The formats the package reads, in the order ``RULES`` lists them.
+FORMATS = tuple(RULES)
 
-    ``source.own`` is the group (its attributes; for precomputed, ``source.array`` is the info). OME
-    levels compose the dataset's transforms with the multiscale's; COSEM N5 levels read their
-    dataset transform; precomputed levels their scale.
+
+def placed_by_names() -> tuple[str | None, ...]:
+    """Every ``placed_by`` value: the name of each rule in ``RULES``, and None when nothing placed the array."""
+    names: list[str | None] = []
+    for rules in RULES.values():
+        names.extend(rule.name for rule in rules if rule.name not in names)
+    return (*names, None)
+
+
+def parse_documents(format: str, array: Mapping[str, Any], attrs: Mapping[str, Any] | None = None,
+                    path: str = "memory://array") -> ArrayMeta:
+    """Place a lone array from its array document and user attributes, with no parent: ``parse`` for plain dicts.
+
+    ``attrs`` None takes zarr v3's and N5's attributes from the array document itself.
+    """
+    if attrs is None:
+        attrs = array.get("attributes", {}) if format == "zarr3" else array if format == "n5" else {}
+    url = f"{path}/{'zarr.json' if format == 'zarr3' else '.zarray' if format == 'zarr2' else 'attributes.json'}"
+    return parse(Source(format, path, array, url, Document(path, url, attrs)))
+
+
+def level_placements(source: Source) -> list[tuple[str, Placement]] | None:
+    """Each listed level's placement from a group's own document, by its format's rules, without opening a level;
+    None when it lists none.
+
+    ``source.own`` is the group (its attributes; for precomputed, ``source.array`` is the info). OME levels
+    compose the dataset's transforms with the multiscale's; COSEM N5 levels read their dataset transform (the
+    ``cosem`` rule); precomputed levels their scale (the ``precomputed`` rule).
     """
     if source.format == "precomputed":
         found = []
         for index, scale in enumerate(source.array.get("scales") or []):
-            level = Source("precomputed", source.path, source.array, source.array_url, source.own, (), index)
+            level = dataclasses.replace(source, ancestors=(), scale_index=index)
             facts = _precomputed_facts(level)
             found.append((str(scale.get("key")), _precomputed(level, facts, len(facts.shape))))
         return found or None
-    for multiscale in multiscales_of(source.own.attrs) or []:
-        datasets = multiscale.get("datasets") if isinstance(multiscale, Mapping) else None
-        if datasets:
-            return [(dataset_path(d), _listed_placement(multiscale, d, source.own.url)) for d in datasets]
-    return None
-
-
-def _listed_placement(multiscale, dataset, url) -> Placement:
-    if isinstance(dataset.get("transform"), Mapping):  # COSEM N5: the dataset's own transform, C order
-        transform = dataset["transform"]
-        return _cosem_transform(transform, len(transform.get("scale") or ()), url)
-    return ome_group_placement(multiscale, dataset, url)
+    listing = first_listing(source.own.attrs)
+    if listing is None:
+        return None
+    multiscale, entries = listing
+    url = source.own.url
+    if source.format != "n5":
+        return [(path, group_placement(multiscale, dataset, url)) for path, dataset in entries]
+    # N5 groups place their levels by the cosem rule alone: a dataset transform, C order
+    transforms = [dataset.get("transform") for _, dataset in entries]
+    if not all(isinstance(t, Mapping) for t in transforms):
+        return None
+    return [(path, _cosem_transform(t, len(t.get("scale") or ()), url))
+            for (path, _), t in zip(entries, transforms, strict=True)]

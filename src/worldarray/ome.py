@@ -1,18 +1,39 @@
 """OME-NGFF places an array by the dataset entry whose path names it, in its parent or an ancestor up to four levels above.
 
-The dataset's scale and translation are composed with the multiscale's own transforms (0.4 and 0.5);
-an OME 0.6 group is read for its intrinsic coordinate system only, and never raises.
+Both directions live here. Reading: the dataset's scale and translation composed with the multiscale's own
+transforms (0.4 and 0.5), an OME 0.6 group read for its intrinsic coordinate system only and never raising.
+Writing: ``ome_multiscales`` builds a group's attributes (0.4 in zarr v2, 0.5 in zarr v3), and ``with_entry``
+adds or replaces one level's dataset entry in attributes that exist, changing nothing else. Every walk over
+``multiscales[].datasets[]`` goes through ``walk``, and every dataset path through ``dataset_path``, so
+``"./s0"``, ``"s0/"`` and ``"s0"`` name one level everywhere.
 """
 
 from __future__ import annotations
 
-import warnings
-from typing import Any, Mapping
+import copy
+import json
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
-from .documents import Facts, Placement, Source, list_of, numbers, where
-from .meta import MetadataWarning, isclose
+from . import units as unit_table
+from .diagnostics import warn
+from .fields import Facts, Placement, Source, list_of, numbers, where
+from .geometry import centres, floats, isclose, same, spatial_indices, spread
 
-__all__ = ["multiscales_of", "dataset_path", "find_dataset", "compose", "ome_placement", "ome_group_placement"]
+__all__ = ["OME_VERSIONS", "AXIS_TYPES", "multiscales_of", "dataset_path", "walk", "first_listing", "compose",
+           "ome_placement", "group_placement", "ome_multiscales", "axis_units", "version_of", "with_entry"]
+
+#: The OME-NGFF versions written, each with the one zarr format it goes with.
+OME_VERSIONS = {"0.4": "zarr2", "0.5": "zarr3"}
+
+#: The axis types written. A name implies one (``_TYPE_OF_NAME``); ``axis_types`` overrides it.
+AXIS_TYPES = ("space", "time", "channel")
+_TYPE_OF_NAME = {**dict.fromkeys("zyx", "space"), "t": "time", "time": "time", "c": "channel", "channel": "channel"}
+_WITH_UNIT = ("space", "time")  # OME writes a unit on these axis types only
+
+
+# ---------------------------------------------------------------- the documents' shape
 
 
 def multiscales_of(attrs: Mapping[str, Any]) -> list | None:
@@ -24,37 +45,44 @@ def multiscales_of(attrs: Mapping[str, Any]) -> list | None:
     return found if isinstance(found, list) else None
 
 
-def dataset_path(entry) -> str | None:
-    path = entry.get("path") if isinstance(entry, Mapping) else None
-    return path.strip("/").removeprefix("./") if isinstance(path, str) else None
+def dataset_path(entry: Any) -> str | None:
+    """A dataset entry's path in one spelling: no leading "./", no leading or trailing "/"; None when it has none.
 
-
-def find_dataset(source: Source, key: str = "coordinateTransformations"):
-    """Find this array's dataset entry by path in the parent, else in an ancestor up to four levels above.
-
-    Returns (document, multiscale, dataset) or None; warns when the parent lists levels but not this array.
+    >>> dataset_path({"path": "./s0/"})
+    's0'
     """
-    parts = source.path.rstrip("/").split("/")
-    parent_lists = False
-    for depth, doc in enumerate(source.ancestors[:4], start=1):
-        relative = "/".join(parts[-depth:])
-        for multiscale in multiscales_of(doc.attrs) or []:
-            datasets = multiscale.get("datasets") if isinstance(multiscale, Mapping) else None
-            for dataset in datasets or []:
-                if dataset_path(dataset) == relative:
-                    return doc, multiscale, dataset
-            parent_lists = parent_lists or (depth == 1 and bool(datasets))
-    if parent_lists:
-        warnings.warn(
-            f"{source.path}: the parent group {source.ancestors[0].url} lists levels in its multiscales "
-            "but not this array; placing it by its own attributes",
-            MetadataWarning,
-            stacklevel=4,
-        )
+    path = entry.get("path") if isinstance(entry, Mapping) else None
+    return path.strip("/").removeprefix("./").strip("/") if isinstance(path, str) else None
+
+
+def _entries(multiscale: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    for dataset in multiscale.get("datasets") or []:
+        path = dataset_path(dataset)
+        if path:
+            yield path, dataset
+
+
+def walk(attrs: Mapping[str, Any]) -> Iterator[tuple[Mapping[str, Any], str, Mapping[str, Any]]]:
+    """Every (multiscale, dataset path, dataset entry) a node's attributes list, in order; the one walk of datasets.
+
+    A dataset without a path names no level and is passed over.
+    """
+    for multiscale in multiscales_of(attrs) or []:
+        if isinstance(multiscale, Mapping):
+            for path, dataset in _entries(multiscale):
+                yield multiscale, path, dataset
+
+
+def first_listing(attrs: Mapping[str, Any]) -> tuple[Mapping[str, Any], list[tuple[str, Mapping[str, Any]]]] | None:
+    """The first multiscale that lists a level, with its (path, entry) pairs in order; None when none does."""
+    for multiscale in multiscales_of(attrs) or []:
+        found = list(_entries(multiscale)) if isinstance(multiscale, Mapping) else []
+        if found:
+            return multiscale, found
     return None
 
 
-def compose(transforms, ndim, url, key, voxel=None, shift=None):
+def compose(transforms, ndim, url, key, voxel=None, shift=None) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """Apply a list of scale/translation transforms after (voxel, shift); OME lists match the array exactly."""
     voxel = list(voxel or (1.0,) * ndim)
     shift = list(shift or (0.0,) * ndim)
@@ -63,17 +91,17 @@ def compose(transforms, ndim, url, key, voxel=None, shift=None):
         label = f"{key}[{n}]"
         if kind == "scale":
             scale = numbers(transform.get("scale"), url, f"{label}.scale", ndim, positive=True)
-            voxel = [v * s for v, s in zip(voxel, scale)]
-            shift = [t * s for t, s in zip(shift, scale)]
+            voxel = [v * s for v, s in zip(voxel, scale, strict=True)]
+            shift = [t * s for t, s in zip(shift, scale, strict=True)]
         elif kind == "translation":
             move = numbers(transform.get("translation"), url, f"{label}.translation", ndim)
-            shift = [t + m for t, m in zip(shift, move)]
+            shift = [t + m for t, m in zip(shift, move, strict=True)]
         elif kind != "identity":
             raise ValueError(f"{where(url, label)} is {transform!r}; expected a scale, translation or identity transform")
     return tuple(voxel), tuple(shift)
 
 
-def _ome_axes(multiscale, ndim, url):
+def _ome_axes(multiscale, ndim, url) -> tuple[tuple[str, ...] | None, tuple[str, ...]]:
     axes = multiscale.get("axes")
     if axes is None:
         return None, ("",) * ndim
@@ -87,31 +115,68 @@ def _ome_axes(multiscale, ndim, url):
     return names, units
 
 
+def _placed(multiscale, dataset, path, ndim: int | None, url) -> Placement:
+    """A dataset's placement: its transforms, then the multiscale's, in the axes and units the multiscale names."""
+    if "coordinateSystems" in multiscale:
+        found = _ome_intrinsic(multiscale, dataset, ndim)
+        if found is None:
+            raise ValueError(f"{url}: dataset {path!r} has no scale this reader can use")
+        return found
+    ndim = ndim if ndim is not None else len(multiscale.get("axes") or ())
+    names, units = _ome_axes(multiscale, ndim, url)
+    key = f"datasets[path={path}].coordinateTransformations"
+    voxel, shift = compose(dataset.get("coordinateTransformations"), ndim, url, key)
+    voxel, shift = compose(multiscale.get("coordinateTransformations"), ndim, url,
+                           "multiscales[].coordinateTransformations", voxel, shift)
+    return Placement(voxel, shift, units, names)
+
+
+# ---------------------------------------------------------------- reading
+
+
+def _find_dataset(source: Source):
+    """This array's (document, multiscale, dataset) by path in the parent, else in an ancestor up to four levels above.
+
+    Warns when the parent lists levels but not this array.
+    """
+    parts = source.path.rstrip("/").split("/")
+    parent_lists = False
+    for depth, doc in enumerate(source.ancestors[:4], start=1):
+        relative = "/".join(parts[-depth:])
+        for multiscale, path, dataset in walk(doc.attrs):
+            if path == relative:
+                return doc, multiscale, dataset
+            parent_lists = parent_lists or depth == 1
+    if parent_lists:
+        warn(f"{source.path}: the parent group {source.ancestors[0].url} lists levels in its multiscales "
+             "but not this array; placing it by its own attributes")
+    return None
+
+
 def ome_placement(source: Source, facts: Facts, ndim: int, conflicts: str = "error") -> Placement | None:
     """OME-NGFF: the parent's (or an ancestor's) multiscales dataset whose path is this array."""
-    found = find_dataset(source)
+    found = _find_dataset(source)
     if found is None:
         return None
     doc, multiscale, dataset = found
     if "coordinateSystems" in multiscale:
         return _ome_intrinsic(multiscale, dataset, ndim)
-    names, units = _ome_axes(multiscale, ndim, doc.url)
-    key = f"datasets[path={dataset_path(dataset)}].coordinateTransformations"
-    voxel, shift = compose(dataset.get("coordinateTransformations"), ndim, doc.url, key)
-    voxel, shift = compose(multiscale.get("coordinateTransformations"), ndim, doc.url, "multiscales[].coordinateTransformations", voxel, shift)
-    _check_own_attributes(source, voxel, shift, units, conflicts)
-    return Placement(voxel, shift, units, names)
+    placement = _placed(multiscale, dataset, dataset_path(dataset), ndim, doc.url)
+    _check_own_attributes(source, placement, conflicts)
+    return placement
 
 
-def _ome_intrinsic(multiscale, dataset, ndim) -> Placement | None:
-    """OME 0.6: the intrinsic coordinate system, the dataset's own scale and translation; never raises."""
+def _ome_intrinsic(multiscale, dataset, ndim: int | None) -> Placement | None:
+    """OME 0.6: the intrinsic coordinate system, the dataset's own scale and translation, sequences unpacked; never
+    raises. ``ndim`` None takes the number of axes from the coordinate system."""
     try:
         systems = [s for s in multiscale["coordinateSystems"] if isinstance(s, Mapping)]
         transforms = list(dataset.get("coordinateTransformations") or [])
         output = transforms[0].get("output") if transforms else None
         output = output.get("name") if isinstance(output, Mapping) else output
         system = next((s for s in systems if s.get("name") == output), systems[0])
-        names, units = _ome_axes(system, ndim, "coordinateSystems")
+        names, units = _ome_axes(system, len(system["axes"]) if ndim is None else ndim, "coordinateSystems")
+        ndim = len(units)
         flat = []
         for transform in transforms:
             if transform.get("type") == "sequence":
@@ -125,52 +190,281 @@ def _ome_intrinsic(multiscale, dataset, ndim) -> Placement | None:
     return Placement(voxel, shift, units, names)
 
 
-def _check_own_attributes(source, voxel, shift, units, conflicts):
+def _check_own_attributes(source: Source, placement: Placement, conflicts: str) -> None:
     """An array's own offset is checked against the OME translation, its voxel size against the OME scale."""
-    attrs, url, ndim = source.own.attrs, source.own.url, len(voxel)
+    attrs, url = source.own.attrs, source.own.url
+    voxel, shift, ndim = placement.voxel_size, placement.translation, len(placement.voxel_size)
     own = next((k for k in ("voxel_size", "resolution") if k in attrs), None)
     if own is not None:
         sizes = numbers(attrs[own], url, own, positive=True)
         wanted = voxel[ndim - len(sizes):]
-        if len(sizes) > ndim or not all(isclose(a, b) for a, b in zip(sizes, wanted)):
+        if len(sizes) > ndim or not all(isclose(a, b) for a, b in zip(sizes, wanted, strict=True)):
             message = f"{url}: {own} is {list(sizes)}; the OME scale for {source.path} is {list(wanted)}"
             if conflicts != "warn":
                 raise ValueError(message + " (pass metadata_conflicts='warn' to read with the OME scale)")
-            warnings.warn(message + "; reading with the OME scale", MetadataWarning, stacklevel=5)
+            warn(message + "; reading with the OME scale")
     if "offset" in attrs:
         corner = numbers(attrs["offset"], url, "offset")  # funlib's offset is a corner
-        covered = slice(ndim - len(corner), ndim)
-        half = [s / 2 for s in voxel[covered]]
-        centre = shift[covered]
-        silent = all(isclose(o + h, t) for o, h, t in zip(corner, half, centre)) or all(
-            isclose(o, t) for o, t in zip(corner, centre)
-        )
-        if len(corner) > ndim or not silent:
-            warnings.warn(
-                f"{url}: offset {list(corner)} disagrees with the OME translation {list(centre)} of {source.path}; "
-                "reading the translation",
-                MetadataWarning,
-                stacklevel=5,
-            )
+        covered = ndim - len(corner)
+        centre = shift[covered:] if covered >= 0 else ()
+        # both are written in the wild: the corner (funlib's meaning) and the centre written as an offset
+        silent = covered >= 0 and (same(centres(corner, voxel[covered:]), centre) or same(corner, centre))
+        if not silent:
+            warn(f"{url}: offset {list(corner)} disagrees with the OME translation {list(centre)} of {source.path}; "
+                 "reading the translation")
 
 
-def ome_group_placement(multiscale, dataset, url) -> Placement:
-    """One listed level's placement from the group document alone; the axes set the number of axes."""
+def group_placement(multiscale: Mapping[str, Any], dataset: Mapping[str, Any], url: str) -> Placement:
+    """One listed level's placement from the group document alone; the axes (else the first scale) set ndim."""
     if "coordinateSystems" in multiscale:
-        first = next((t for t in dataset.get("coordinateTransformations") or [] if t.get("type") == "scale"), None)
-        ndim = len(first.get("scale") or ()) if first else 0
-        found = _ome_intrinsic(multiscale, dataset, ndim)
-        if found is None:
-            raise ValueError(f"{url}: dataset {dataset_path(dataset)!r} has no scale this reader can use")
-        return found
-    axes = multiscale.get("axes")
-    if axes is not None:
-        ndim = len(list_of(axes, url, "multiscales[].axes", kind="axes"))
+        return _placed(multiscale, dataset, dataset_path(dataset), None, url)
+    if multiscale.get("axes") is not None:
+        ndim = len(list_of(multiscale["axes"], url, "multiscales[].axes", kind="axes"))
     else:
-        scales = [t.get("scale") for t in dataset.get("coordinateTransformations") or [] if isinstance(t, Mapping) and t.get("type") == "scale"]
+        scales = [t.get("scale") for t in dataset.get("coordinateTransformations") or []
+                  if isinstance(t, Mapping) and t.get("type") == "scale"]
         ndim = len(scales[0]) if scales else 0
-    names, units = _ome_axes(multiscale, ndim, url)
-    key = f"datasets[path={dataset_path(dataset)}].coordinateTransformations"
-    voxel, shift = compose(dataset.get("coordinateTransformations"), ndim, url, key)
-    voxel, shift = compose(multiscale.get("coordinateTransformations"), ndim, url, "multiscales[].coordinateTransformations", voxel, shift)
-    return Placement(voxel, shift, units, names)
+    return _placed(multiscale, dataset, dataset_path(dataset), ndim, url)
+
+
+# ---------------------------------------------------------------- writing
+
+
+def _parse_axes(axes) -> tuple[str, ...]:
+    names = tuple(axes) if not isinstance(axes, str) else None
+    if not names or not all(isinstance(n, str) and n for n in names):
+        raise ValueError(f"axes is {axes!r}; expected axis names in C order, such as ('z', 'y', 'x')")
+    if len(set(names)) != len(names):
+        raise ValueError(f"axes is {list(names)!r}; expected distinct names")
+    return names
+
+
+def _parse_axis_types(axis_types, axes, spatial) -> tuple[str, ...]:
+    given = [None] * len(axes) if axis_types is None else list(axis_types)
+    if len(given) != len(axes) or not all(t is None or t in AXIS_TYPES for t in given):
+        raise ValueError(f"axis_types is {axis_types!r}; expected one of {AXIS_TYPES} or None per axis of {list(axes)}")
+    types = []
+    for i, (name, kind) in enumerate(zip(axes, given, strict=True)):
+        # A name that implies no type is a space axis when the reader counts it spatial (Convention 1's last
+        # three), so writer and reader agree; any other is ambiguous, and OME allows at most three space axes.
+        kind = kind or _TYPE_OF_NAME.get(name) or ("space" if i in spatial else None)
+        if kind is None:
+            raise ValueError(f"axes[{i}] is {name!r}, whose name implies no type; pass axis_types, one of {AXIS_TYPES}")
+        types.append(kind)
+    return tuple(types)
+
+
+def _ome_unit(label: str, unit, axis: str, kind: str) -> str:
+    if unit is None or unit == "":
+        return ""
+    if kind not in _WITH_UNIT:
+        raise ValueError(f"{label} is {unit!r} on the {kind} axis {axis!r}; expected '' (OME writes units on space "
+                         "and time axes only)")
+    if not isinstance(unit, str) or unit_table.kind(unit) != kind:
+        raise ValueError(f"{label} is {unit!r} on the {kind} axis {axis!r}; expected a {kind} unit the unit table "
+                         f"knows, such as {'nanometer' if kind == 'space' else 'second'!r}")
+    return unit_table.ome_name(unit)
+
+
+def _parse_units(units, axes, types) -> tuple[str, ...]:
+    """OME's spelling of each axis's unit, "" where none: one unit per axis, by kind, or one space unit."""
+    request = unit_table.Request.of(units)
+    if request.per_axis is not None and len(request.per_axis) != len(axes):
+        raise ValueError(f"units is {units!r}; expected one unit per axis of {list(axes)} ('' on a channel axis) "
+                         "or a dict such as {'space': 'nanometer', 'time': 'second'}")
+    labels = [f"units[{i}]" if request.per_axis is not None else f"units[{kind!r}]" for i, kind in enumerate(types)]
+    return tuple(_ome_unit(label, request.by_kind(i, kind), axis, kind)
+                 for i, (label, axis, kind) in enumerate(zip(labels, axes, types, strict=True)))
+
+
+def axis_units(axes: Sequence[str], units, axis_types=None) -> tuple[str, ...]:
+    """OME's spelling of each axis's unit ("" where none), from one unit per axis, by kind, or one space unit.
+
+    >>> axis_units(("c", "y", "x"), "um")
+    ('', 'micrometer', 'micrometer')
+    """
+    axes = _parse_axes(axes)
+    return _parse_units(units, axes, _parse_axis_types(axis_types, axes, spatial_indices(axes)))
+
+
+def _dataset(n: int, level, ndim: int, spatial) -> dict:
+    """One datasets entry: the path, then a scale and a translation, both over every axis."""
+    if isinstance(level, (str, Mapping)) or not hasattr(level, "__len__") or len(level) != 3:
+        raise ValueError(f"levels[{n}] is {level!r}; expected (path, voxel_size, translation)")
+    path, voxel_size, translation = level
+    if not isinstance(path, str) or not path.strip("/"):
+        raise ValueError(f"levels[{n}] path is {path!r}; expected an array path relative to the group, such as 's0'")
+    lengths = {len(spatial), ndim}
+    scale = floats(f"levels[{n}] ({path!r}) voxel_size", voxel_size, lengths, positive=True)
+    shift = floats(f"levels[{n}] ({path!r}) translation", translation, lengths)
+    return {"path": path, "coordinateTransformations": [
+        {"type": "scale", "scale": list(spread(scale, ndim, spatial, 1.0))},
+        {"type": "translation", "translation": list(spread(shift, ndim, spatial, 0.0))},
+    ]}
+
+
+def _check_descriptions(name, kind, metadata) -> None:
+    if not isinstance(name, str):
+        raise ValueError(f"name is {name!r}; expected a string ('' when the image has none)")
+    if kind is not None and not isinstance(kind, str):
+        raise ValueError(f"type is {kind!r}; expected the downscaling method's name, such as 'mean', or None")
+    if metadata is not None and not isinstance(metadata, Mapping):
+        raise ValueError(f"metadata is {metadata!r}; expected a dict describing the downscaling, or None")
+
+
+def ome_multiscales(axes: Sequence[str], units: unit_table.UnitsArgument,
+                    levels: Sequence[tuple[str, Sequence[float], Sequence[float]]], version: str = "0.5",
+                    axis_types: Sequence[str | None] | None = None, name: str = "",
+                    metadata: Mapping[str, Any] | None = None,
+                    type: str | None = None) -> dict[str, Any]:  # noqa: A002 - OME's key
+    """Return the complete group attributes of an OME-NGFF multiscale image, to write beside its level arrays.
+
+    Parameters
+    ----------
+    axes : axis names in the arrays' C order, such as ``("c", "z", "y", "x")``.
+    units : one unit per axis (``""`` on a channel axis), or by kind ``{"space": "nanometer", "time": "second"}``
+        (a single string is the space unit). Written in OME's spelling ("nm" is "nanometer").
+    levels : ``[(path, voxel_size, translation), ...]``, finest first, each list over the spatial axes (z, y, x when
+        named, else the last three not named t or c) or over every axis; other axes get scale 1 and translation 0.
+    version : ``"0.5"`` (zarr v3: ``{"ome": {"version": "0.5", "multiscales": [...]}}``) or ``"0.4"`` (zarr v2
+        ``.zattrs``: ``{"multiscales": [{"version": "0.4", ...}]}``).
+    axis_types : per axis ``"space"``, ``"time"``, ``"channel"`` or None (from the name: z y x space, t time,
+        c channel; another name is space when it is among the spatial axes, else it must be given).
+    name : the multiscale's name, always written (OME says it SHOULD be present; "" is a valid string).
+    metadata, type : the downscaling method's description and name, written when given.
+
+    Returns
+    -------
+    dict
+        The group attributes; ``wa.metadata(group, level=path)`` reads back each level's voxel size,
+        translation, axes and units with ``placed_by == "ome"``.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument and value: a version other than "0.4" or "0.5", repeated axis names or level
+        paths, a voxel size or translation of the wrong length, a voxel size not finite and > 0, an unknown unit
+        on a space or time axis, a unit on any other axis.
+
+    Examples
+    --------
+    >>> doc = ome_multiscales(("z", "y", "x"), {"space": "nm"}, [("s0", (4, 4, 4), (2, 2, 2))])
+    >>> doc["ome"]["multiscales"][0]["axes"][0]
+    {'name': 'z', 'type': 'space', 'unit': 'nanometer'}
+    """
+    if version not in OME_VERSIONS:
+        raise ValueError(f"version is {version!r}; expected one of {tuple(OME_VERSIONS)}")
+    axes = _parse_axes(axes)
+    spatial = spatial_indices(axes)
+    types = _parse_axis_types(axis_types, axes, spatial)
+    ome_units = _parse_units(units, axes, types)
+    if isinstance(levels, (str, Mapping)) or not levels:
+        raise ValueError(f"levels is {levels!r}; expected a non-empty list of (path, voxel_size, translation)")
+    datasets = [_dataset(n, level, len(axes), spatial) for n, level in enumerate(levels)]
+    paths = [d["path"] for d in datasets]
+    if len(set(paths)) != len(paths):
+        raise ValueError(f"levels paths are {paths!r}; expected distinct paths")
+    _check_descriptions(name, type, metadata)
+    multiscale: dict[str, Any] = {"version": version} if version == "0.4" else {}
+    multiscale["name"] = name
+    multiscale["axes"] = [{"name": a, "type": t, **({"unit": u} if u else {})}
+                          for a, t, u in zip(axes, types, ome_units, strict=True)]
+    multiscale["datasets"] = datasets
+    if type is not None:
+        multiscale["type"] = type
+    if metadata is not None:
+        multiscale["metadata"] = copy.deepcopy(dict(metadata))
+    if version == "0.4":
+        return {"multiscales": [multiscale]}
+    return {"ome": {"version": version, "multiscales": [multiscale]}}
+
+
+def version_of(format: str) -> str:
+    """The OME-NGFF version written in a zarr format: "0.5" in zarr v3, "0.4" in zarr v2."""
+    found = next((version for version, fmt in OME_VERSIONS.items() if fmt == format), None)
+    if found is None:
+        raise ValueError(f"format is {format!r}; the package writes OME-NGFF zarr, one of {tuple(OME_VERSIONS.values())}")
+    return found
+
+
+# ---------------------------------------------------------------- one entry merged into a group's attributes
+
+
+def _container(merged: dict, fmt: str) -> dict:
+    """Where the multiscales list lives: under ``ome`` in zarr v3 (OME 0.5), at the top in zarr v2 (OME 0.4).
+
+    A zarr v3 group whose attributes hold OME 0.4 at the top (written by others) has its levels carried
+    into ``ome.multiscales``, so none of them is lost; the 0.4 key itself is left as it was.
+    """
+    if fmt != "zarr3":
+        return merged
+    container = merged.setdefault("ome", {})
+    if not isinstance(container, dict):
+        raise ValueError(f"group attributes 'ome' is {container!r}; expected an object")
+    legacy = merged.get("multiscales")
+    if not container.get("multiscales") and isinstance(legacy, list) and legacy:
+        carried = json.loads(json.dumps(legacy))
+        for multiscale in carried:
+            if isinstance(multiscale, dict):
+                multiscale.pop("version", None)
+        container["multiscales"] = carried
+    container.setdefault("version", version_of(fmt))
+    return container
+
+
+def _scale_of(dataset) -> float:
+    for transform in dataset.get("coordinateTransformations") or []:
+        if isinstance(transform, Mapping) and transform.get("type") == "scale":
+            return math.prod(float(v) for v in transform.get("scale") or [1.0])
+    return math.inf
+
+
+def _under_multiscale_transforms(multiscale, voxel_size, translation):
+    """The dataset-level placement that the multiscale's own transforms (scale S, then translation T) carry to the
+    one asked for."""
+    scale, shift = compose(multiscale.get("coordinateTransformations"), len(voxel_size), "group attributes",
+                           "multiscales[0].coordinateTransformations")
+    return (tuple(v / s for v, s in zip(voxel_size, scale, strict=True)),
+            tuple((t - m) / s for t, m, s in zip(translation, shift, scale, strict=True)))
+
+
+def _in_group_units(multiscale, axes, units, voxel_size, translation):
+    """A level's placement converted into the units the group's multiscales already uses, axis by axis."""
+    listed = [a.get("unit") or "" if isinstance(a, Mapping) else "" for a in multiscale.get("axes") or []]
+    if len(listed) != len(axes):
+        return voxel_size, translation
+    given = axis_units(axes, units)
+    sizes, shifts, _ = unit_table.convert(voxel_size, translation, given, [want or None for want in listed],
+                                          spatial_indices(axes), where="group attributes", axes=axes, quiet=True)
+    return sizes, shifts
+
+
+def with_entry(attrs: Mapping[str, Any], fmt: str, axes: Sequence[str], units: unit_table.UnitsArgument, name: str,
+               voxel_size: Sequence[float], translation: Sequence[float]) -> dict[str, Any]:
+    """Group attributes with this level's dataset entry added or replaced, datasets in order of voxel size; nothing
+    else changed.
+
+    The entry is written so that it reads back at the placement asked for: in the units the group's multiscales
+    already uses, and under its multiscale-level transforms when it has them. An entry whose path names the same
+    level in another spelling (``"./s0"``) is the one replaced.
+    """
+    version = version_of(fmt)
+    merged = json.loads(json.dumps(attrs))  # a deep copy: the caller's document is never edited in place
+    container = _container(merged, fmt)
+    existing = container.get("multiscales")
+    if not existing:
+        fresh = ome_multiscales(axes, units, [(name, voxel_size, translation)], version)
+        container["multiscales"] = (fresh["ome"] if fmt == "zarr3" else fresh)["multiscales"]
+        return merged
+    multiscale = existing[0]
+    listed = tuple(a.get("name") if isinstance(a, Mapping) else a for a in multiscale.get("axes") or [])
+    if listed and listed != tuple(axes):
+        raise ValueError(f"the group's multiscales axes are {list(listed)}; the level's axes {list(axes)} differ, "
+                         "and one multiscales lists levels of one set of axes")
+    voxel_size, translation = _in_group_units(multiscale, axes, units, voxel_size, translation)
+    voxel_size, translation = _under_multiscale_transforms(multiscale, voxel_size, translation)
+    fresh = ome_multiscales(axes, units, [(name, voxel_size, translation)], version)
+    entry = (fresh["ome"] if fmt == "zarr3" else fresh)["multiscales"][0]["datasets"][0]
+    kept = [dataset for dataset in multiscale.get("datasets") or [] if dataset_path(dataset) != name]
+    multiscale["datasets"] = sorted(kept + [entry], key=_scale_of)
+    return merged

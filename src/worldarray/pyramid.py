@@ -1,26 +1,27 @@
 """A pyramid is the levels a group lists, placed from the group's own document so that choosing one opens nothing.
 
-Opened by its group path or by one of its level paths, a Pyramid reads the group document once;
-levels open as WorldArrays only when asked for.
+Opened by its group path or by one of its level paths, a Pyramid reads the group document once; levels open as
+WorldArrays only when asked for, and ``level=`` means here what it means to ``wa.open`` (``levels.pick``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, overload
 
 import tensorstore as ts
 
-from . import store
+from . import retry, store
 from .array import WorldArray, create
 from .detect import Gathered, gather, source_of
-from .documents import Placement
-from .geometry import spread
-from .levels import group_source, level_names, listed_by_parent, select_level
-from .meta import ArrayMeta
-from .metadata import level_placements, parse
-from .options import MODES, in_requested_units, one_of, spatial_placement
-from .write import codecs_of, level_placement, level_shape
+from .fields import Placement
+from .grid import spatial_placement
+from .handle import MODES, PathLike, Sizes, one_of
+from .levels import Level, group_source, level_names, listed_by_parent, pick, select_level
+from .metadata import ArrayMeta, level_placements, parse
+from .units import NANOMETER, UnitsArgument
+from .write import codecs_of, derived_level
 
 __all__ = ["Pyramid", "open_pyramid"]
 
@@ -34,23 +35,62 @@ def _group_of(found: Gathered) -> Gathered:
         return gather(node.path)
     if listed_by_parent(found):
         return gather(found.ancestors[0].path)
-    raise ValueError(f"{node.path}: is an array that no parent multiscales lists; open it with wa.open, or open its group")
+    raise ValueError(f"{node.path}: is an array that no parent multiscales lists; open it with wa.open, or open its "
+                     "group")
+
+
+class _Levels(Sequence[WorldArray]):
+    """A pyramid's levels as a sequence that opens a level when it is first indexed."""
+
+    def __init__(self, pyramid: Pyramid) -> None:
+        self._pyramid = pyramid
+
+    def __len__(self) -> int:
+        return len(self._pyramid.names)
+
+    @overload
+    def __getitem__(self, index: int) -> WorldArray: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[WorldArray]: ...
+
+    def __getitem__(self, index: int | slice) -> WorldArray | list[WorldArray]:
+        names = self._pyramid.names
+        if isinstance(index, slice):
+            return [self._pyramid.by_name(name) for name in names[index]]
+        return self._pyramid.by_name(names[index])
+
+    def __iter__(self) -> Iterator[WorldArray]:
+        return (self._pyramid.by_name(name) for name in self._pyramid.names)
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} levels of {self._pyramid.path!r}, opened when indexed>"
 
 
 class Pyramid:
-    """The levels of one multiscale group, listed, placed and chosen from the group document."""
+    """The levels of one multiscale group, listed, placed and chosen from the group document.
 
-    def __init__(self, path, *, context: ts.Context | None = None, units: Any = "nanometer", select=None,
-                 metadata_conflicts: str = "error", mode: str = "r"):
+    Built by ``wa.open_pyramid``; see there for the arguments.
+    """
+
+    def __init__(self, path: PathLike, *, context: ts.Context | None = None, units: UnitsArgument = NANOMETER,
+                 select: Mapping[str, int] | None = None, metadata_conflicts: str = "error", mode: str = "r",
+                 retries: retry.Retry | None = None) -> None:
         one_of("mode", mode, MODES)
+        one_of("metadata_conflicts", metadata_conflicts, ("error", "warn"))
         self.mode = mode
-        self._group = _group_of(gather(path))
-        self.path = self._group.node.path
         self._context, self._units, self._select, self._conflicts = context, units, select, metadata_conflicts
+        self._retries = retries
+        with retry.governing(retries):
+            self._read_group(gather(store.normalize(path)))
+        self._opened: dict[str, WorldArray] = {}
+
+    def _read_group(self, found: Gathered) -> None:
+        self._group = _group_of(found)
+        self.path = self._group.node.path
         self.names: tuple[str, ...] = level_names(self._group.node)
         listed = level_placements(group_source(self._group.node))
         self._listed: dict[str, Placement] | None = dict(listed) if listed else None
-        self._opened: dict[str, WorldArray] = {}
 
     def __len__(self) -> int:
         return len(self.names)
@@ -60,37 +100,46 @@ class Pyramid:
         return f"Pyramid({self.path!r}, {len(self)} levels: {levels})"
 
     @property
-    def levels(self) -> tuple[WorldArray, ...]:
-        """Every level opened as a WorldArray, finest first as listed."""
-        return tuple(self.by_name(name) for name in self.names)
+    def levels(self) -> Sequence[WorldArray]:
+        """The levels as WorldArrays, finest first as listed; each opens when first indexed."""
+        return _Levels(self)
 
-    def by_name(self, name: str) -> WorldArray:
-        """One level opened as a WorldArray (opened once, then kept)."""
+    def _name(self, level: Level) -> str:
+        name = pick(self._group.node, level, self.names)
         if name not in self.names:
-            raise ValueError(f"{self.path}: no level {name!r}; the levels are {', '.join(self.names)}")
+            raise ValueError(f"{self.path}: no level {level!r}; the levels are {', '.join(self.names)}")
+        return name
+
+    def by_name(self, level: Level) -> WorldArray:
+        """One level opened as a WorldArray (opened once, then kept): a name, a position, or "first", as ``level=``
+        takes them."""
+        name = self._name(level)
         if name not in self._opened:
             self._opened[name] = WorldArray(self.path, level=name, context=self._context, units=self._units,
-                                            select=self._select, metadata_conflicts=self._conflicts, mode=self.mode)
+                                            select=self._select, metadata_conflicts=self._conflicts, mode=self.mode,
+                                            retries=self._retries)
         return self._opened[name]
 
-    def select(self, voxel_size, mode: str = "floor") -> WorldArray:
+    def select(self, voxel_size: Sizes, mode: str = "floor") -> WorldArray:
         """The level ``select_level`` picks for ``voxel_size`` (in this pyramid's units), opened."""
-        chosen = select_level(list(zip(self.names, self.voxel_sizes())), voxel_size, "floor" if mode == "resample" else mode)
+        chosen = select_level(list(zip(self.names, self.voxel_sizes(), strict=True)), voxel_size, mode)
         return self.by_name(chosen[0])
 
-    def level_meta(self, name: str) -> ArrayMeta:
-        """One level's ArrayMeta from its documents alone, in this pyramid's units; raises when its array is missing."""
-        if name not in self.names:
-            raise ValueError(f"{self.path}: no level {name!r}; the levels are {', '.join(self.names)}")
+    def level_meta(self, level: Level) -> ArrayMeta:
+        """One level's ArrayMeta from its documents alone, in this pyramid's units; raises when its array is
+        missing."""
+        name = self._name(level)
         node = self._group.node
-        if node.format == "precomputed":
-            found = Gathered(dataclasses.replace(node, kind="array", scale_key=name), ())
-        else:
-            try:
-                found = gather(store.join(self.path, name), above=self._group)
-            except FileNotFoundError as error:
-                raise FileNotFoundError(f"{self.path}: level {name!r} is listed but its array is missing: {error}") from error
-        return in_requested_units(parse(source_of(found), metadata_conflicts=self._conflicts), self._units)
+        with retry.governing(self._retries):
+            if node.format == "precomputed":
+                found = Gathered(dataclasses.replace(node, kind="array", scale_key=name), ())
+            else:
+                try:
+                    found = gather(store.join(self.path, name), above=self._group)
+                except FileNotFoundError as error:
+                    raise FileNotFoundError(f"{self.path}: level {name!r} is listed but its array is missing: "
+                                            f"{error}") from error
+        return parse(source_of(found), metadata_conflicts=self._conflicts).converted(self._units)
 
     def metas(self) -> list[ArrayMeta]:
         """Every level's ArrayMeta from the documents alone (shape, dtype, chunks, fill and placement)."""
@@ -101,48 +150,10 @@ class Pyramid:
         if self._listed is not None:
             return [(name, *spatial_placement(self._listed[name], self._units)) for name in self.names]
         found = []
-        for meta in self.metas():
-            found.append((self.names[len(found)], tuple(meta.voxel_size[i] for i in meta.spatial),
+        for name, meta in zip(self.names, self.metas(), strict=True):
+            found.append((name, tuple(meta.voxel_size[i] for i in meta.spatial),
                           tuple(meta.translation[i] for i in meta.spatial)))
         return found
-
-    def add_level(self, name: str, factors=None, origin=0, voxel_size=None, translation=None, shape=None, dtype=None,
-                  chunks=None, shards=None, codecs=None, fill_value=None, attrs=None, exists: str = "error",
-                  from_level: str | None = None) -> WorldArray:
-        """Add a level's dataset entry and its empty array to this pyramid (Behaviour 14); no voxel data is written.
-
-        Placement by ``level_placement`` over ``from_level`` (the finest listed when None) unless
-        ``voxel_size`` and ``translation`` are given; shape by ``level_shape``; dtype, chunks, shards,
-        codecs and fill value copied from that level unless given. One process at a time per group.
-        """
-        if self.mode != "r+":
-            raise ValueError(f"{self.path}: opened with mode={self.mode!r}; open_pyramid(..., mode='r+') to add a level")
-        source_name = from_level or self.names[0]
-        source = self.level_meta(source_name)
-        if voxel_size is None or translation is None:
-            if factors is None:
-                raise ValueError(f"add_level {name!r}: give factors (with origin), or voxel_size and translation")
-            placed = level_placement(source.voxel_size, source.translation, _spread(factors, source, 1.0),
-                                     _spread(origin, source, 0))
-            voxel_size = voxel_size if voxel_size is not None else placed[0]
-            translation = translation if translation is not None else placed[1]
-        if shape is None:
-            if factors is None:
-                raise ValueError(f"add_level {name!r}: give shape, or factors to derive it from level {source_name!r}")
-            shape = level_shape(source.shape, _spread(factors, source, 1.0), _spread(origin, source, 0))
-        if codecs is None or shards is None:
-            found_codecs, found_shards = codecs_of(store.join(self.path, source_name))
-            codecs = (found_codecs if found_codecs is not None else "none") if codecs is None else codecs
-            shards = found_shards if shards is None else shards
-        level = create(store.join(self.path, name), shape, dtype or source.dtype, voxel_size, translation,
-                       axes=source.axes, units=list(source.units), chunks=chunks or source.chunk_shape, shards=shards,
-                       fill_value=source.fill_value if fill_value is None else fill_value, codecs=codecs, attrs=attrs,
-                       exists=exists, context=self._context)
-        self._group = gather(self.path)
-        self.names = level_names(self._group.node)
-        listed = level_placements(group_source(self._group.node))
-        self._listed = dict(listed) if listed else None
-        return level
 
     def voxel_sizes(self) -> list[tuple[float, ...]]:
         return [sizes for _, sizes, _ in self.placements()]
@@ -150,20 +161,81 @@ class Pyramid:
     def translations(self) -> list[tuple[float, ...]]:
         return [shifts for _, _, shifts in self.placements()]
 
+    def add_level(self, name: str, *, factors: Sizes | None = None, origin: int | Sequence[int] = 0,
+                  voxel_size: Sizes | None = None, translation: Sizes | None = None,
+                  shape: Sequence[int] | None = None, dtype: Any = None, chunks: int | Sequence[int] | None = None,
+                  shards: int | Sequence[int] | None = None, codecs: Any = None, fill_value: float | None = None,
+                  attrs: Mapping[str, Any] | None = None, exists: str = "error",
+                  from_level: str | None = None) -> WorldArray:
+        """Add a level's dataset entry and its empty array to this pyramid (Behaviour 14); no voxel data is written.
 
-def _spread(value, meta: ArrayMeta, other):
-    """A per-spatial-axis value (or one number) spread to every axis, ``other`` on the non-spatial ones."""
-    if isinstance(value, (int, float)):
-        value = (value,) * len(meta.spatial)
-    return spread(value, meta.ndim, meta.spatial, other)
+        Parameters
+        ----------
+        name
+            The new level's path under the group.
+        factors, origin
+            The level covers source voxels ``origin + j f .. origin + (j + 1) f - 1``: placed by
+            ``wa.level_placement`` and sized by ``wa.level_shape`` over ``from_level``; one number or one per
+            spatial axis (or per axis).
+        voxel_size, translation, shape
+            Given explicitly instead of derived from the factors.
+        dtype, chunks, shards, codecs, fill_value
+            Copied from ``from_level`` unless given.
+        attrs, exists
+            As ``wa.create``.
+        from_level
+            The level the factors apply to; the finest listed when None.
+
+        Examples
+        --------
+        >>> _ = wa.create("memory://doc/add_level.zarr/s0", (64, 64, 64), "uint8", 4, 2, chunks=32)
+        >>> s1 = wa.open_pyramid("memory://doc/add_level.zarr", mode="r+").add_level("s1", factors=2)
+        >>> s1.shape, s1.voxel_size, s1.translation
+        ((32, 32, 32), (8.0, 8.0, 8.0), (4.0, 4.0, 4.0))
+
+        One process at a time per group: the group document is read-modify-written without a lock.
+        """
+        if self.mode != "r+":
+            raise ValueError(f"{self.path}: opened with mode={self.mode!r}; open_pyramid(..., mode='r+') to add a "
+                             "level")
+        source_name = self._name(from_level) if from_level is not None else self.names[0]
+        source = self.level_meta(source_name)
+        voxel_size, translation, shape = derived_level(source, factors, origin, voxel_size, translation, shape, name)
+        if codecs is None or shards is None:
+            with retry.governing(self._retries):
+                found_codecs, found_shards = codecs_of(store.join(self.path, source_name))
+            codecs = (found_codecs if found_codecs is not None else "none") if codecs is None else codecs
+            shards = found_shards if shards is None else shards
+        level = create(store.join(self.path, name), shape, dtype or source.dtype, voxel_size, translation,
+                       axes=source.axes, units=list(source.units), chunks=chunks or source.chunk_shape, shards=shards,
+                       fill_value=source.fill_value if fill_value is None else fill_value, codecs=codecs, attrs=attrs,
+                       exists=exists, context=self._context, retries=self._retries)
+        with retry.governing(self._retries):
+            self._read_group(gather(self.path))
+        return level
 
 
-def open_pyramid(path, context: ts.Context | None = None, units: Any = "nanometer", select=None,
-                 metadata_conflicts: str = "error", mode: str = "r") -> Pyramid:
+def open_pyramid(path: PathLike, *, context: ts.Context | None = None, units: UnitsArgument = NANOMETER,
+                 select: Mapping[str, int] | None = None, metadata_conflicts: str = "error", mode: str = "r",
+                 retries: retry.Retry | None = None) -> Pyramid:
     """Open the multiscale group at ``path``, or the one whose document lists the array at ``path``.
 
-    >>> pyr = wa.open_pyramid("memory://demo/volume.zarr")  # doctest: +SKIP
-    >>> pyr.placements()  # doctest: +SKIP
-    [('s0', (4.0, 4.0, 4.0), (2.0, 2.0, 2.0)), ('s1', (8.0, 8.0, 8.0), (4.0, 4.0, 4.0))]
+    Parameters
+    ----------
+    path
+        A multiscale group, or one of its levels.
+    context, units, select, metadata_conflicts, retries
+        As ``wa.open``; every level opens with them.
+    mode
+        "r", or "r+" to add levels and open levels for writing.
+
+    Examples
+    --------
+    >>> _ = wa.create("memory://doc/pyramid.zarr/s0", (8, 8, 8), "uint8", 4, 2, chunks=8)
+    >>> _ = wa.create("memory://doc/pyramid.zarr/s1", (4, 4, 4), "uint8", 8, 4, chunks=4)
+    >>> pyramid = wa.open_pyramid("memory://doc/pyramid.zarr")
+    >>> pyramid.names, pyramid.voxel_sizes()
+    (('s0', 's1'), [(4.0, 4.0, 4.0), (8.0, 8.0, 8.0)])
     """
-    return Pyramid(path, context=context, units=units, select=select, metadata_conflicts=metadata_conflicts, mode=mode)
+    return Pyramid(path, context=context, units=units, select=select, metadata_conflicts=metadata_conflicts, mode=mode,
+                   retries=retries)

@@ -5,19 +5,23 @@ Target voxel j of a grid anchored at corner A with voxel size t is centred at A 
 belongs to the upper voxel); "linear" takes the mean of the source block a whole factor >= 2 covers
 when the grids align, else interpolates between the two nearest source centres with the border
 repeated. Each spatial axis is planned on its own (``plan_axis``), then the plans are applied to the
-block of source voxels they name (``apply``). Pure numpy: the caller reads the block.
+block of source voxels they name (``apply``); ``read`` does both around the caller's fetch of that block.
+Pure numpy: the caller reads the block.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from .geometry import SNAP_TOLERANCE, snap_integral
+from .geometry import SNAP_TOLERANCE, centre_of, corners, snap_integral
 
-__all__ = ["METHODS", "AxisPlan", "plan_axis", "plan_identity", "apply", "target_extent"]
+__all__ = ["METHODS", "AxisPlan", "plan_axis", "plan_identity", "plan_read", "apply", "read", "target_extent",
+           "output_dtype"]
 
 METHODS = ("nearest", "linear")
 
@@ -68,7 +72,7 @@ def plan_axis(j0: int, j1: int, n: int, size: float, corner: float, target: floa
     aligned = snap_integral(offset)
     if method == "linear" and whole >= 2 and float(whole).is_integer() and float(aligned).is_integer():
         return _plan_mean(j, n, int(whole), int(aligned), edge)
-    centres = offset + (j + 0.5) * ratio  # target centres in source voxels from the source corner
+    centres = centre_of(offset, ratio, j)  # target centres, in source voxels from the source corner
     if method == "nearest":
         return _plan_nearest(centres, n, edge)
     return _plan_interp(centres, n)
@@ -224,3 +228,66 @@ def apply(block: np.ndarray, plans: dict[int, AxisPlan], dtype: np.dtype) -> np.
     if dtype.kind in "iub":
         return np.rint(data).astype(dtype)
     return data.astype(dtype, copy=False)
+
+
+def plan_read(shape: Sequence[int], voxel_size: Sequence[float], translation: Sequence[float], spatial: Sequence[int],
+              kept: Sequence[int], begin: Sequence[int], end: Sequence[int],
+              target: tuple[Sequence[float], Sequence[float]], method: str, edge: bool) -> list[AxisPlan]:
+    """One plan per kept axis of a source grid (shape, voxel size and translation per axis) for target voxels
+    [begin, end) of the grid ``target`` = (voxel sizes, corner) over its spatial axes; other axes are taken as they
+    are."""
+    sizes, corner = target
+    source_corner = corners(translation, voxel_size)
+    plans = []
+    for position, axis in enumerate(kept):
+        if axis in spatial:
+            k = list(spatial).index(axis)
+            plans.append(plan_axis(begin[position], end[position], shape[axis], voxel_size[axis], source_corner[axis],
+                                   sizes[k], corner[k], method, edge))
+        else:
+            plans.append(plan_identity(begin[position], end[position], shape[axis], edge))
+    return plans
+
+
+def output_dtype(dtype: np.dtype, transform: Callable | None) -> np.dtype:
+    """The dtype a transform makes of stored values, learnt from an empty array so nothing is read."""
+    return dtype if transform is None else np.asarray(transform(np.zeros((0,), dtype))).dtype
+
+
+def read(plans: Sequence[AxisPlan], fill: Any, mask: bool, transform: Callable | None,
+         post_transform: Callable | None, dtype: np.dtype, fetch: Callable[[tuple[slice, ...]], np.ndarray]):
+    """Fetch the source voxels the per-axis plans name in one read, resample them, and fill what lies outside.
+
+    ``plans`` holds one plan per axis read (an identity plan on axes that are not resampled); ``fetch`` reads a
+    tuple of slices of the source. The transform runs before resampling, the cast back to the dtype (the
+    transform's, else the stored one) after it, then ``post_transform``, then the fill: padding is never
+    transformed. A voxel lies outside when it does on some axis, so the fill goes in axis by axis and the mask is
+    built only when asked for.
+    """
+    out_shape = tuple(len(p.valid) for p in plans)
+    if any(plan.empty for plan in plans) or 0 in out_shape:
+        data = np.full(out_shape, 0 if fill == "edge" else fill, output_dtype(dtype, transform))
+        return (data, _mask(plans)) if mask else data
+    block = fetch(tuple(slice(p.lo, p.hi, p.step) for p in plans))
+    if transform is not None:
+        block = np.asarray(transform(block))
+    data = apply(block, dict(enumerate(plans)), block.dtype)
+    if post_transform is not None:
+        data = np.asarray(post_transform(data))
+    if fill != "edge" and not all(plan.valid.all() for plan in plans):
+        data = data if data.flags.writeable else np.array(data)
+        for axis, plan in enumerate(plans):
+            if not plan.valid.all():
+                index: list[Any] = [slice(None)] * len(plans)
+                index[axis] = ~plan.valid
+                data[tuple(index)] = fill
+    return (data, _mask(plans)) if mask else data
+
+
+def _mask(plans: Sequence[AxisPlan]) -> np.ndarray:
+    valid = np.ones(tuple(len(p.valid) for p in plans), bool)
+    for axis, plan in enumerate(plans):
+        shape = [1] * len(plans)
+        shape[axis] = len(plan.valid)
+        valid &= plan.valid.reshape(shape)
+    return valid

@@ -1,27 +1,52 @@
-"""A data read is retried on transient errors only, attempt k waiting timeout * k seconds for its answer."""
+"""An operation is retried on transient errors only, attempt k waiting timeout * k seconds for its answer.
+
+This module holds every attempt loop of the package: data reads and writes, tensorstore opens and metadata
+documents (``Retry.run`` and ``Retry.call``), and the re-read of an array that appeared under a creation
+(``poll``). ``governing`` sets the policy that the metadata documents of one call are read under.
+"""
 
 from __future__ import annotations
 
-import logging
+import contextlib
+import contextvars
 import random
 import re
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Protocol, TypeVar
 
-__all__ = ["Retry", "is_transient"]
+from .diagnostics import logger
 
-logger = logging.getLogger("worldarray")
+__all__ = ["Retry", "is_transient", "governing", "current", "poll"]
+
+T = TypeVar("T")
 
 _TRANSIENT_CODES = ("UNAVAILABLE", "DEADLINE_EXCEEDED", "RESOURCE_EXHAUSTED")
 # an HTTP status named as one: "HTTP 503", "HTTP status 429", "HTTP response code: 502", "status code 500"
 _HTTP_STATUS = re.compile(r"\b(?:HTTP|status)\b[^0-9\[\]]{0,24}?\b(5\d\d|429)\b", re.IGNORECASE)
 _SOURCE_LOCATIONS = " [source locations="  # tensorstore's appendix, whose line numbers are no status codes
 _MIB = float(1 << 20)
+# Behaviour 6: attempt 1 waits clamp(MiB / rate, low, high) seconds, by locality
+_REMOTE_RATE, _REMOTE_LIMITS = 16, (5.0, 120.0)
+_LOCAL_RATE, _LOCAL_LIMITS = 256, (5.0, 30.0)
+# Behaviour 11: an array that appeared under a creation is re-read 5 times, 0.5 s times the attempt apart
+RACE_ATTEMPTS, RACE_DELAY = 5, 0.5
+
+
+class _Future(Protocol):
+    def result(self, timeout: float | None = None) -> Any: ...
+
+    def cancel(self) -> Any: ...
 
 
 def is_transient(error: BaseException) -> bool:
-    """A timeout, or a tensorstore error starting UNAVAILABLE, DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED or carrying HTTP 5xx or 429."""
+    """A timeout, or a tensorstore error starting UNAVAILABLE, DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED or carrying
+    HTTP 5xx or 429.
+
+    >>> is_transient(TimeoutError()), is_transient(ValueError("NOT_FOUND: gone"))
+    (True, False)
+    """
     if isinstance(error, TimeoutError):
         return True
     message = str(error).split(_SOURCE_LOCATIONS, 1)[0]
@@ -30,27 +55,28 @@ def is_transient(error: BaseException) -> bool:
     return bool(_HTTP_STATUS.search(message))
 
 
-def _clamp(value: float, low: float, high: float) -> float:
-    return min(max(value, low), high)
+def _clamp(value: float, limits: tuple[float, float]) -> float:
+    return min(max(value, limits[0]), limits[1])
 
 
 @dataclass(frozen=True)
 class Retry:
-    """How a data read is retried: at most ``max_attempts``, attempt k waiting ``timeout * k`` seconds.
+    """How an operation is retried: at most ``max_attempts``, attempt k waiting ``timeout * k`` seconds.
 
-    With ``timeout=None`` the per-attempt timeout follows the read's size: clamp(MiB / 16, 5, 120)
-    seconds for a remote store and clamp(MiB / 256, 5, 30) for a local one. Between attempts the
-    sleep is ``base_delay * 1.3 ** (k - 1)`` plus a uniform 0 to 1 seconds.
+    With ``timeout=None`` the per-attempt timeout follows the size of the data: clamp(MiB / 16, 5, 120)
+    seconds for a remote store and clamp(MiB / 256, 5, 30) for a local one; an operation of no bytes (a
+    metadata document, an open) waits 5 s. Between attempts the sleep is ``base_delay * 1.3 ** (k - 1)`` plus
+    a uniform 0 to 1 seconds. Only transient errors (``is_transient``) are retried.
 
-    >>> Retry(timeout=2.0).attempt_timeout(0, remote=True)
-    2.0
+    >>> Retry(timeout=2.0).attempt_timeout(0, remote=True), Retry().attempt_timeout(0, remote=False)
+    (2.0, 5.0)
     """
 
     max_attempts: int = 10
     timeout: float | None = None
     base_delay: float = 1.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if isinstance(self.max_attempts, bool) or not isinstance(self.max_attempts, int) or self.max_attempts < 1:
             raise ValueError(f"Retry max_attempts is {self.max_attempts!r}; expected a whole number >= 1")
         if self.timeout is not None and not (isinstance(self.timeout, (int, float)) and self.timeout > 0):
@@ -58,55 +84,75 @@ class Retry:
         if not (isinstance(self.base_delay, (int, float)) and self.base_delay >= 0):
             raise ValueError(f"Retry base_delay is {self.base_delay!r}; expected seconds >= 0")
 
-    def attempt_timeout(self, nbytes: int, remote: bool) -> float:
-        """The seconds attempt 1 waits for a read of ``nbytes`` (attempt k waits k times as long)."""
+    def attempt_timeout(self, nbytes: int = 0, remote: bool = False) -> float:
+        """The seconds attempt 1 waits for an operation on ``nbytes`` (attempt k waits k times as long)."""
         if self.timeout is not None:
             return float(self.timeout)
-        mib = nbytes / _MIB
-        return _clamp(mib / 16, 5, 120) if remote else _clamp(mib / 256, 5, 30)
-
-    def document_timing(self) -> tuple[float, int]:
-        """How metadata documents are waited for under this policy: (attempt 1's seconds, attempts), an operation of no bytes."""
-        return (float(self.timeout) if self.timeout is not None else 5.0, self.max_attempts)
+        if remote:
+            return _clamp(nbytes / _MIB / _REMOTE_RATE, _REMOTE_LIMITS)
+        return _clamp(nbytes / _MIB / _LOCAL_RATE, _LOCAL_LIMITS)
 
     def sleep_before(self, attempt: int) -> float:
         """The seconds slept before attempt ``attempt`` (from 2)."""
         return self.base_delay * 1.3 ** (attempt - 2) + random.uniform(0, 1)
 
-    def run(self, start: Callable[[], Any], timeout: float, what: str = "read") -> Any:
-        """Call ``start()`` for a future and wait for it, retrying transient errors; a late future is cancelled.
+    def run(self, start: Callable[[], _Future], timeout: float, what: str = "read") -> Any:
+        """Call ``start()`` for a future and wait ``timeout`` for it, retrying transient errors; a late future is
+        cancelled before the next attempt starts.
 
-        ``timeout`` is attempt 1's wait (see ``attempt_timeout``).
+        Attempt 1 runs inline; the loop takes over only after a failure, so a read that succeeds pays nothing.
         """
         future = start()
         try:
             return future.result(timeout=timeout)
         except Exception as error:
-            return self.recover(error, future, start, timeout, what)
-
-    def recover(self, error: Exception, future, start: Callable[[], Any], timeout: float, what: str = "read") -> Any:
-        """Go on after attempt 1 failed with ``error``: cancel it if late, raise it unless transient, else retry."""
-        attempt = 1
-        while True:
             if isinstance(error, TimeoutError):
                 future.cancel()
-            if not is_transient(error):
+            return self._again(lambda wait: _wait(start, wait), timeout, what, error, is_transient, True)
+
+    def call(self, attempt: Callable[[float], T], timeout: float, what: str, *,
+             retry_on: Callable[[BaseException], bool] = is_transient, pause: bool = True) -> T:
+        """Return ``attempt(timeout * k)`` for the first attempt k that does not fail with an error ``retry_on``
+        accepts; ``pause=False`` starts the next attempt at once."""
+        try:
+            return attempt(timeout)
+        except Exception as error:
+            return self._again(attempt, timeout, what, error, retry_on, pause)
+
+    def _again(self, attempt: Callable[[float], T], timeout: float, what: str, error: Exception,
+               retry_on: Callable[[BaseException], bool], pause: bool) -> T:
+        """Go on after attempt 1 failed with ``error``: raise it unless retried, else try again up to the limit."""
+        done = 1
+        while True:
+            if not retry_on(error):
                 raise error
-            if attempt >= self.max_attempts:
-                raise _exhausted(error, what, attempt) from error
-            logger.warning("%s: attempt %d of %d failed (%s); retrying", what, attempt, self.max_attempts, str(error) or type(error).__name__)
-            attempt += 1
-            time.sleep(self.sleep_before(attempt))
-            future = start()
+            if done >= self.max_attempts:
+                raise _exhausted(error, what, done) from error
+            logger.warning("%s: attempt %d of %d failed (%s); retrying", what, done, self.max_attempts,
+                           str(error) or type(error).__name__)
+            done += 1
+            if pause:
+                time.sleep(self.sleep_before(done))
             try:
-                return future.result(timeout=timeout * attempt)
+                return attempt(timeout * done)
             except Exception as failure:
                 error = failure
 
 
+def _wait(start: Callable[[], _Future], wait: float) -> Any:
+    future = start()
+    try:
+        return future.result(timeout=wait)
+    except TimeoutError:
+        future.cancel()
+        raise
+
+
 def _exhausted(error: BaseException, what: str, attempts: int) -> BaseException:
+    if isinstance(error, TimeoutError):
+        return TimeoutError(f"{what}: no answer after {attempts} attempts; the last: {error}")
     text = f"{what}: failed after {attempts} attempts: {error}"
-    return TimeoutError(text) if isinstance(error, TimeoutError) else type(error)(text) if _rebuildable(error) else error
+    return type(error)(text) if _rebuildable(error) else error
 
 
 def _rebuildable(error: BaseException) -> bool:
@@ -115,3 +161,34 @@ def _rebuildable(error: BaseException) -> bool:
     except Exception:
         return False
     return True
+
+
+def poll(check: Callable[[], T | None], attempts: int = RACE_ATTEMPTS, delay: float = RACE_DELAY) -> T | None:
+    """Call ``check`` until it returns something, at most ``attempts`` times, sleeping ``delay * k`` after attempt k;
+    None when it never did."""
+    for attempt in range(1, attempts + 1):
+        found = check()
+        if found is not None:
+            return found
+        time.sleep(delay * attempt)
+    return None
+
+
+_GOVERNING: contextvars.ContextVar[Retry | None] = contextvars.ContextVar("worldarray_retries", default=None)
+
+
+@contextlib.contextmanager
+def governing(policy: Retry | None) -> Iterator[Retry]:
+    """Within the block, metadata documents are read and written, and stores opened, under ``policy``
+    (``Retry()`` when None): attempt k waits ``policy.attempt_timeout(0) * k``, for at most ``max_attempts``."""
+    chosen = policy if policy is not None else Retry()
+    token = _GOVERNING.set(chosen)
+    try:
+        yield chosen
+    finally:
+        _GOVERNING.reset(token)
+
+
+def current() -> Retry:
+    """The policy ``governing`` set for the calling context, else ``Retry()``."""
+    return _GOVERNING.get() or Retry()

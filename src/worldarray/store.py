@@ -1,25 +1,20 @@
-"""A path names one directory of one store, and its documents are read through tensorstore's kvstore.
+"""A path is reached through tensorstore's kvstore, by the first way its store does not refuse.
 
-This module owns where a path lives (``normalize``, ``join``, ``parent``, ...), how to reach it (``ways``, and
-``with_fallback``, the rule that moves from one way to the next) and reading raw documents (``read_documents``:
-a batch of keys requested at once, timed out and retried). A local path, ``file://``, ``memory://`` and
-``http(s)://`` have one way; ``s3://`` is tried anonymously, then with the default credential chain; ``gs://``
-with default credentials, then through the bucket's public https URL. The next way is tried only when the store
-refuses (an error starting PERMISSION_DENIED or UNAUTHENTICATED); the way that worked is remembered per
-(driver, bucket) for the process.
+This module owns how to reach a path (``ways``, and ``with_fallback``, the rule that moves from one way to the
+next), opened kvstores, and the JSON documents of a directory: read in one round of requests
+(``read_documents``), written whole (``write_documents``) and listed (``list_keys``). A local path, ``file://``,
+``memory://`` and ``http(s)://`` have one way; ``s3://`` is tried anonymously, then with the default credential
+chain; ``gs://`` with default credentials, then through the bucket's public https URL. The next way is tried
+only when the store refuses (an error starting PERMISSION_DENIED or UNAUTHENTICATED); the way that worked is
+remembered per (driver, bucket) for the process. Every request but a listing is timed out and retried under the
+policy ``retry.governing`` set for the call. The path helpers of ``paths`` are public here too.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import dataclasses
-import functools
 import json
-import logging
 import os
-import pathlib
-import re
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -27,25 +22,23 @@ from typing import Any, TypeVar
 
 import tensorstore as ts
 
+from . import retry
 from .context import shared_context
+from .diagnostics import logger
+from .paths import REMOTE_SCHEMES, basename, is_remote, is_root, join, normalize, parent, scheme, split, url
 
 __all__ = [
-    "GUARD_GCE_METADATA", "Way", "basename", "guard_gce_metadata", "is_refusal",
-    "is_remote", "is_root", "join", "normalize", "on_google_cloud", "open_kvstore", "parent", "read_documents",
-    "scheme", "url", "ways", "with_fallback", "document_timing",
+    "GUARD_GCE_METADATA", "Way", "basename", "guard_gce_metadata", "is_refusal", "is_remote", "is_root", "join",
+    "list_keys", "normalize", "on_google_cloud", "open_kvstore", "on_ways", "parent", "read_documents", "scheme",
+    "url", "ways", "with_fallback", "write_documents",
 ]  # fmt: skip
 
-logger = logging.getLogger("worldarray")
 T = TypeVar("T")
 
 #: False leaves GCE_METADATA_ROOT alone everywhere (see ``guard_gce_metadata``).
 GUARD_GCE_METADATA = True
 
-_SCHEMES = ("file", "memory", "http", "https", "s3", "gs")
-_REMOTE = frozenset({"http", "https", "s3", "gs"})
 _DRIVERS = {"file": "file", "memory": "memory", "http": "http", "https": "http", "s3": "s3", "gs": "gcs"}
-_SCHEME_PATTERN = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$", re.DOTALL)
-_PRECOMPUTED = "precomputed://"
 _REFUSALS = ("PERMISSION_DENIED", "UNAUTHENTICATED")
 _GCS_PUBLIC_URL = "https://storage.googleapis.com"
 _DMI_PRODUCT_NAME = "/sys/class/dmi/id/product_name"
@@ -61,152 +54,6 @@ _kvstores: dict[tuple[str, str | None, int], tuple[ts.Context, ts.KvStore]] = {}
 _gcs_contexts: dict[tuple[int, str | None], tuple[ts.Context, ts.Context]] = {}
 
 _Request = tuple[str, str]
-
-
-# -- where a path lives -------------------------------------------------------------------------------------
-
-
-def normalize(path: str | os.PathLike) -> str:
-    """Return the one spelling of a path that the rest of the package uses.
-
-    A local path (no scheme, or ``file://``; relative, ``~`` or absolute) becomes an absolute posix path with
-    no trailing slash; a memory, http, https, s3 or gs URL keeps its scheme and loses its trailing slash and
-    any empty, ``.`` or ``..`` segment; a leading ``precomputed://`` is dropped. Raises ValueError for an
-    unknown scheme, or an s3, gs or http(s) URL with no bucket or host.
-
-    >>> normalize("precomputed://s3://bucket/a//b/")
-    's3://bucket/a/b'
-    """
-    text = os.fspath(path)
-    if not isinstance(text, str):
-        raise TypeError(f"{text!r}: a path is a str or an os.PathLike of str")
-    # a relative local path depends on the working directory, so that is part of the cache key
-    relative = not (text.startswith("/") or "://" in text)
-    return _normalized(text, os.getcwd() if relative else None)
-
-
-@functools.lru_cache(maxsize=4096)
-def _normalized(text: str, cwd: str | None) -> str:
-    while text[: len(_PRECOMPUTED)].lower() == _PRECOMPUTED:
-        text = text[len(_PRECOMPUTED) :]
-    match = _SCHEME_PATTERN.match(text)
-    if match is None:
-        return _local(text)
-    name, rest = match.group(1).lower(), match.group(2)
-    if name == "file":
-        return _local(rest[len("localhost") :] if rest.startswith("localhost/") else rest or "/")
-    if name not in _SCHEMES:
-        known = ", ".join(f"{known}://" for known in _SCHEMES)
-        raise ValueError(f"{text!r}: unknown scheme {name!r}; known schemes are {known} or a path with no scheme")
-    if name == "memory":
-        return "memory://" + "/".join(_clean_segments(rest.split("/")))
-    host, _, key = rest.partition("/")
-    if not host:
-        raise ValueError(f"{text!r}: no {'bucket' if name in ('s3', 'gs') else 'host'} after {name}://")
-    return "/".join([f"{name}://{host}", *_clean_segments(key.split("/"))])
-
-
-def _local(text: str) -> str:
-    absolute = pathlib.PurePath(os.path.abspath(os.path.expanduser(text))).as_posix()
-    return "/" + absolute.lstrip("/") if absolute.startswith("//") else absolute
-
-
-def _clean_segments(parts: Sequence[str]) -> list[str]:
-    segments: list[str] = []
-    for part in parts:
-        if part == "..":
-            del segments[-1:]
-        elif part not in ("", "."):
-            segments.append(part)
-    return segments
-
-
-def scheme(path: str | os.PathLike) -> str:
-    """Return where a path lives: "file", "memory", "http", "https", "s3" or "gs".
-
-    >>> scheme("/tmp/a"), scheme("gs://bucket/a")
-    ('file', 'gs')
-    """
-    match = _SCHEME_PATTERN.match(normalize(path))
-    return "file" if match is None else match.group(1)
-
-
-def is_remote(path: str | os.PathLike) -> bool:
-    """Return True for a path on s3, gs or an http(s) server.
-
-    >>> is_remote("s3://bucket/a"), is_remote("memory://a")
-    (True, False)
-    """
-    return scheme(path) in _REMOTE
-
-
-def _split(path: str | os.PathLike) -> tuple[str, list[str]]:
-    """The store root ("/", "memory://", "s3://bucket", "http://host:port") and the segments below it."""
-    normalized = normalize(path)
-    name = scheme(normalized)
-    if name == "file":
-        return "/", [part for part in normalized.split("/") if part]
-    if name == "memory":
-        rest = normalized[len("memory://") :]
-        return "memory://", rest.split("/") if rest else []
-    host, _, key = normalized[len(name) + 3 :].partition("/")
-    return f"{name}://{host}", key.split("/") if key else []
-
-
-def _compose(root: str, segments: Sequence[str]) -> str:
-    if not segments:
-        return root
-    return root + ("" if root.endswith("/") else "/") + "/".join(segments)
-
-
-def join(path: str | os.PathLike, *parts: str) -> str:
-    """Return a path below ``path``; every part is relative (a leading "/" is ignored) and may hold "/".
-
-    >>> join("s3://bucket", "a", "b/c")
-    's3://bucket/a/b/c'
-    """
-    root, segments = _split(path)
-    for part in parts:
-        segments.extend(str(part).split("/"))
-    return _compose(root, _clean_segments(segments))
-
-
-def parent(path: str | os.PathLike) -> str | None:
-    """Return the directory holding a path, or None for a store root.
-
-    >>> parent("s3://bucket/a"), parent("s3://bucket")
-    ('s3://bucket', None)
-    """
-    root, segments = _split(path)
-    return _compose(root, segments[:-1]) if segments else None
-
-
-def basename(path: str | os.PathLike) -> str:
-    """Return the last segment of a path, "" for a store root.
-
-    >>> basename("http://host:8000/a/s0"), basename("gs://bucket")
-    ('s0', '')
-    """
-    return (_split(path)[1] or [""])[-1]
-
-
-def is_root(path: str | os.PathLike) -> bool:
-    """Return True for a store root: "/", "memory://", "s3://bucket", "gs://bucket", "http(s)://host[:port]".
-
-    >>> is_root("s3://bucket"), is_root("/tmp")
-    (True, False)
-    """
-    return parent(path) is None
-
-
-def url(directory: str | os.PathLike, key: str) -> str:
-    """Return a printable URL of a key in a directory, for messages.
-
-    >>> url("s3://bucket/a", "zarr.json")
-    's3://bucket/a/zarr.json'
-    """
-    text = normalize(directory)
-    return text + ("" if text.endswith("/") else "/") + key
 
 
 # -- how to reach it --------------------------------------------------------------------------------------
@@ -227,7 +74,7 @@ class Way:
 def _store_key(path: str) -> tuple[str, str]:
     """The (driver, bucket) under which the way that worked is remembered."""
     name = scheme(path)
-    return _DRIVERS[name], _split(path)[0] if name in _REMOTE else ""
+    return _DRIVERS[name], split(path)[0] if name in REMOTE_SCHEMES else ""
 
 
 def _first_set(environ: Mapping[str, str], *names: str) -> str | None:
@@ -280,7 +127,7 @@ def ways(path: str | os.PathLike) -> tuple[Way, ...]:
     """
     normalized = normalize(path)
     name = scheme(normalized)
-    root, segments = _split(normalized)
+    root, segments = split(normalized)
     prefix = "".join(segment + "/" for segment in segments)
     if name == "file":
         found = [Way("file", {"driver": "file", "path": "/" + prefix})]
@@ -415,7 +262,7 @@ def open_kvstore(spec: dict, context: ts.Context | None = None, *, timeout: floa
     return kvstore
 
 
-# -- reading documents ------------------------------------------------------------------------------------
+# -- documents -------------------------------------------------------------------------------------------
 
 
 def _metadata_spec(way: Way) -> dict:
@@ -426,7 +273,7 @@ def _metadata_spec(way: Way) -> dict:
 def _start_reads(way: Way, requests: Sequence[_Request], context, wait: float) -> dict[_Request, Any]:
     """Issue every read of one store under one way; the caller gathers the futures."""
     kvstore = open_kvstore(_metadata_spec(way), context, timeout=wait)
-    return {request: kvstore.read("/".join([*_split(request[0])[1], request[1]])) for request in requests}
+    return {request: kvstore.read("/".join([*split(request[0])[1], request[1]])) for request in requests}
 
 
 def _gather(request: _Request, future, deadline: float) -> bytes | None | BaseException:
@@ -443,70 +290,50 @@ def _gather(request: _Request, future, deadline: float) -> bytes | None | BaseEx
     return bytes(result.value) if result.state == "value" else None
 
 
-def _read_round(batch: dict[str, tuple[Way, list[_Request]]], context, timeout: float, attempts: int):
-    """Read every request of every store under its current way, all at once, retrying the late ones."""
-    outcomes: dict[str, dict[_Request, Any]] = {root: {} for root in batch}
-    pending = {root: list(requests) for root, (_, requests) in batch.items()}
-    for attempt in range(1, attempts + 1):
-        wait, futures, late = timeout * attempt, {}, {}
-        for root, requests in pending.items():
+class _Round:
+    """Every request of every store, read under each store's current way; what is late is asked again."""
+
+    def __init__(self, batch: dict[str, tuple[Way, list[_Request]]], context) -> None:
+        self.batch, self.context = batch, context
+        self.outcomes: dict[str, dict[_Request, Any]] = {root: {} for root in batch}
+        self.pending = {root: list(requests) for root, (_, requests) in batch.items()}
+
+    def __call__(self, wait: float) -> dict[str, dict[_Request, Any]]:
+        futures, late = {}, {}
+        for root, requests in self.pending.items():
             try:
-                started = _start_reads(batch[root][0], requests, context, wait)
+                started = _start_reads(self.batch[root][0], requests, self.context, wait)
             except TimeoutError:
                 late[root] = requests
                 continue
             except Exception as error:
                 if not is_refusal(error):
                     raise OSError(f"{url(*requests[0])}: the store did not open: {error}") from error
-                outcomes[root].update(dict.fromkeys(requests, error))
+                self.outcomes[root].update(dict.fromkeys(requests, error))
                 continue
             futures.update({(root, request): future for request, future in started.items()})
         deadline = time.monotonic() + wait
         for (root, request), future in futures.items():
             try:
-                outcomes[root][request] = _gather(request, future, deadline)
+                self.outcomes[root][request] = _gather(request, future, deadline)
             except TimeoutError:
                 late.setdefault(root, []).append(request)
-        if not late:
-            return outcomes
-        pending = late
-        first = next(iter(late.values()))[0]
-        logger.warning("%s: no answer within %g s (attempt %d of %d)", url(*first), wait, attempt, attempts)
-    names = ", ".join(url(*request) for requests in pending.values() for request in requests)
-    raise TimeoutError(f"{names}: no answer after {attempts} attempts (the last waited {timeout * attempts:g} s)")
+        self.pending = late
+        if late:
+            names = ", ".join(url(*request) for requests in late.values() for request in requests)
+            raise TimeoutError(f"{names}: no answer within {wait:g} s")
+        return self.outcomes
 
 
-_DOCUMENT_TIMING: contextvars.ContextVar[tuple[float, int] | None] = contextvars.ContextVar("document_timing", default=None)
-
-
-@contextlib.contextmanager
-def document_timing(timeout: float, attempts: int):
-    """Within the block, document reads wait ``timeout * k`` seconds on attempt k, for at most ``attempts`` attempts."""
-    token = _DOCUMENT_TIMING.set((float(timeout), int(attempts)))
-    try:
-        yield
-    finally:
-        _DOCUMENT_TIMING.reset(token)
-
-
-def _timing(timeout: float | None, attempts: int | None) -> tuple[float, int]:
-    default = _DOCUMENT_TIMING.get() or (5.0, 10)
-    return (default[0] if timeout is None else timeout, default[1] if attempts is None else attempts)
-
-
-def read_documents(
-    requests: Sequence[tuple[str, str]],
-    *,
-    context: ts.Context | None = None,
-    timeout: float | None = None,
-    attempts: int | None = None,
-) -> dict[tuple[str, str], bytes | None]:
+def read_documents(requests: Sequence[tuple[str, str]], *, context: ts.Context | None = None,
+                   timeout: float | None = None, attempts: int | None = None) -> dict[tuple[str, str], bytes | None]:
     """Read raw documents in one round of requests, each store under one way at a time.
 
     Requests of different stores are issued together. Within a way, a refused key counts as missing when
     another key of its store was answered; only when every key of a store is refused is its next way tried
     (``with_fallback``'s rule, the way that worked remembered). Transient errors are retried by tensorstore
-    for about five seconds.
+    for about five seconds; answers still missing are asked again under the governing ``retry`` policy
+    (attempt k waits ``attempt_timeout(0) * k``).
 
     Parameters
     ----------
@@ -515,8 +342,8 @@ def read_documents(
     context
         The tensorstore context; None uses the default context of ``open_kvstore``.
     timeout, attempts
-        Attempt k waits ``timeout * k`` seconds for the answers still missing, up to ``attempts`` attempts;
-        by default what ``document_timing`` set for the calling context, else 5 s and 10 attempts.
+        Attempt k waits ``timeout * k`` seconds for the answers still missing, up to ``attempts`` attempts; by
+        default the governing policy's (5 s and 10 attempts unless the call says otherwise).
 
     Returns
     -------
@@ -540,14 +367,21 @@ def read_documents(
     groups: dict[str, list[_Request]] = {}
     for directory, key in requests:
         request = (normalize(directory), key)
-        stored = groups.setdefault(_split(request[0])[0], [])
+        stored = groups.setdefault(split(request[0])[0], [])
         if request not in stored:
             stored.append(request)
     fallbacks = {root: _Fallback(root, label=url(*found[0])) for root, found in groups.items()}
     documents: dict[_Request, bytes | None] = {}
+    policy = retry.current()
+    if timeout is not None or attempts is not None:
+        policy = dataclasses.replace(policy, timeout=timeout or policy.timeout,
+                                     max_attempts=attempts or policy.max_attempts)
     while fallbacks:
         batch = {root: (fallback.way, groups[root]) for root, fallback in fallbacks.items()}
-        for root, outcome in _read_round(batch, context, *_timing(timeout, attempts)).items():
+        what = ", ".join(url(*found[0]) for found in groups.values())
+        answered = policy.call(_Round(batch, context), policy.attempt_timeout(), what,
+                               retry_on=lambda error: isinstance(error, TimeoutError), pause=False)
+        for root, outcome in answered.items():
             refusals = [value for value in outcome.values() if isinstance(value, BaseException)]
             if len(refusals) == len(outcome):
                 fallbacks[root].refused(refusals[-1])
@@ -555,6 +389,40 @@ def read_documents(
             fallbacks.pop(root).succeeded()
             documents.update({req: None if isinstance(v, BaseException) else v for req, v in outcome.items()})
     return {(directory, key): documents[(normalize(directory), key)] for directory, key in requests}
+
+
+def on_ways(path: str, start: Callable[[Way], Any], what: str, nbytes: int = 0) -> Any:
+    """Wait for the future ``start(way)`` gives, under the governing ``retry`` policy, for the first way of reaching
+    ``path`` that the store does not refuse (``with_fallback``).
+
+    ``nbytes`` sizes the wait when the policy has no timeout of its own (Behaviour 6).
+    """
+    policy = retry.current()
+    timeout = policy.attempt_timeout(nbytes, is_remote(path))
+    return with_fallback(path, lambda way: policy.run(lambda: start(way), timeout, what))
+
+
+def write_documents(directory: str, documents: Mapping[str, Any]) -> None:
+    """Write JSON documents into a directory, each whole (a file is written aside and renamed into place), timed out
+    and retried under the governing ``retry`` policy."""
+    encoded = {key: json.dumps(doc, indent=2, ensure_ascii=False).encode() for key, doc in documents.items()}
+    timeout = retry.current().attempt_timeout()
+
+    def start(way: Way, key: str):
+        return open_kvstore(way.spec, timeout=timeout).write(key, encoded[key])
+
+    for key in encoded:
+        on_ways(directory, lambda way, key=key: start(way, key), f"write {url(directory, key)}")
+
+
+def list_keys(directory: str) -> list[str]:
+    """Every key stored under a directory, relative to it (listings are not timed out).
+
+    >>> list_keys("memory://nowhere")
+    []
+    """
+    return with_fallback(normalize(directory),
+                         lambda way: [key.decode() for key in open_kvstore(way.spec).list().result()])
 
 
 # -- the GCE metadata guard -------------------------------------------------------------------------------

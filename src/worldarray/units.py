@@ -2,12 +2,24 @@
 
 Every spelling the package knows is a key of ``TABLE["length"]`` (metres per unit) or
 ``TABLE["time"]`` (seconds per unit). Any other string is accepted as a label and kept; it
-becomes an error only when a conversion is asked of it.
+becomes an error only when a conversion is asked of it. This module also owns the one reading of
+a ``units=`` argument (``Request``), the one conversion of a placement (``convert``), and the one
+assumption about a spatial axis with no unit: it is in nanometres, and one MetadataWarning says so.
 """
 
 from __future__ import annotations
 
-__all__ = ["TABLE", "kind", "factor", "abbreviation", "ome_name", "lookup"]
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from .diagnostics import warn
+
+__all__ = ["TABLE", "NANOMETER", "kind", "factor", "abbreviation", "ome_name", "lookup", "Request", "convert",
+           "UnitsArgument"]
+
+#: The unit a spatial axis with no unit is taken to be in, and the default of every ``units=`` argument.
+NANOMETER = "nanometer"
 
 # (OME name, short form, (mantissa, power of ten) metres or seconds per unit, other spellings)
 _LENGTHS = (
@@ -132,3 +144,100 @@ def ome_name(unit: str) -> str:
     if names is None:
         raise ValueError(f"unit {unit!r} is not in the unit table; known: {sorted(TABLE['length']) + sorted(TABLE['time'])}")
     return names[0]
+
+
+# ---------------------------------------------------------------- a units= argument, and the conversion
+
+#: What a ``units=`` argument may be: a unit name (the spatial axes' unit), a dict by kind of axis
+#: (``{"space": "nanometer", "time": "second"}``), one unit per axis, or None (the stored units kept).
+UnitsArgument: TypeAlias = "str | Mapping[str, str | None] | Sequence[str] | Request | None"
+
+
+@dataclass(frozen=True)
+class Request:
+    """A ``units=`` argument read once: the unit wanted per kind of axis, or one per axis; None keeps the stored unit.
+
+    >>> Request.of({"space": "um"}).space, Request.of(["", "nm", "nm"]).per_axis
+    ('um', ('', 'nm', 'nm'))
+    """
+
+    space: str | None = None
+    time: str | None = None
+    per_axis: tuple[str, ...] | None = None
+
+    @classmethod
+    def of(cls, units: UnitsArgument) -> Request:
+        """Read a ``units=`` argument: a unit name (the spatial axes' unit), a dict by kind, one unit per axis, or None.
+
+        Raises ValueError naming the value given and the shapes accepted.
+        """
+        if units is None or isinstance(units, Request):
+            return units or cls()
+        if isinstance(units, str):
+            return cls(space=units)
+        if isinstance(units, Mapping):
+            if set(units) <= {"space", "time"} and all(v is None or isinstance(v, str) for v in units.values()):
+                return cls(space=units.get("space"), time=units.get("time"))
+        elif isinstance(units, Sequence) and all(isinstance(u, str) or u is None for u in units):
+            return cls(per_axis=tuple(u or "" for u in units))
+        raise ValueError(f"units is {units!r}; expected a unit name, a dict with 'space' and/or 'time', "
+                         "one unit per axis ('' on an axis that has none), or None")
+
+    def by_kind(self, index: int, axis_kind: str) -> str | None:
+        """The unit wanted on axis ``index`` of kind "space", "time" or another; None or "" keeps what is there."""
+        if self.per_axis is not None:
+            if index >= len(self.per_axis):
+                raise ValueError(f"units is {list(self.per_axis)!r}; expected one unit for each axis, "
+                                 f"and axis {index} has none")
+            return self.per_axis[index]
+        return self.space if axis_kind == "space" else self.time if axis_kind == "time" else None
+
+    def targets(self, stored: Sequence[str], spatial: Sequence[int]) -> tuple[str | None, ...]:
+        """Per axis, the unit to convert the stored unit to (None: keep it); an axis's kind is its stored unit's.
+
+        A unit that is no length or time (or none at all) counts as a length on a spatial axis.
+        """
+        out = []
+        for i, unit in enumerate(stored):
+            found = kind(unit)
+            axis_kind = "space" if found == "unknown" and i in spatial else found
+            out.append(self.by_kind(i, axis_kind) or None)
+        return tuple(out)
+
+
+def convert(voxel_size: Sequence[float], translation: Sequence[float], units: Sequence[str],
+            targets: Sequence[str | None], spatial: Sequence[int], *, where: str = "", axes: Sequence[str] = (),
+            strict: bool = True, quiet: bool = False) -> tuple[tuple[float, ...], tuple[float, ...], tuple[str, ...]]:
+    """Convert a placement axis by axis into ``targets`` (None keeps an axis), returning sizes, translations, units.
+
+    A spatial axis with no unit is taken as nanometres, with one MetadataWarning naming ``where`` and the axes. An
+    unknown unit raises ValueError naming the axis, or with ``strict=False`` is taken as the target with a warning.
+    ``quiet`` gives no warning (for conversions made only to compare or to choose).
+
+    >>> convert((4.0, 8.0), (2.0, 4.0), ("um", "nm"), ("nm", "nm"), (0, 1))
+    ((4000.0, 8.0), (2000.0, 4.0), ('nm', 'nm'))
+    """
+    sizes, shifts, names = list(voxel_size), list(translation), list(units)
+    labels = tuple(axes) or tuple(str(i) for i in range(len(names)))
+    missing = []
+    for i, (unit, target) in enumerate(zip(units, targets, strict=True)):
+        if target is None:
+            continue
+        if unit == "" and i in spatial:
+            missing.append(labels[i])
+            unit = NANOMETER
+        try:
+            scale = factor(unit, target)
+        except ValueError as error:
+            if strict:
+                wanted = "a length" if kind(target) == "space" else "a time" if kind(target) == "time" else "a unit"
+                raise ValueError(f"{where}: axis {labels[i]!r} has unit {unit!r}, which the unit table does not know "
+                                 f"as {wanted}; expected {wanted} to convert to {target!r} "
+                                 "(or pass strict_units=False)") from error
+            if not quiet:
+                warn(f"{where}: axis {labels[i]!r} unit {unit!r} is unknown; taken as {target!r}")
+            scale = 1.0
+        sizes[i], shifts[i], names[i] = sizes[i] * scale, shifts[i] * scale, target
+    if missing and not quiet:
+        warn(f"{where}: spatial axes {tuple(missing)} have no unit; taken as nanometres")
+    return tuple(sizes), tuple(shifts), tuple(names)

@@ -1,55 +1,53 @@
-"""Writing is reading inverted: what this module writes, ``wa.metadata`` reads back as the same placement.
+"""Writing is reading inverted: what this module writes, ``wa.metadata`` reads back as the same placement, and it
+never deletes, truncates or overwrites anything.
 
-The package writes OME-NGFF only, 0.4 in zarr v2 and 0.5 in zarr v3 (spec Convention 9). A written
-translation is voxel 0's centre, written always, zeros included; a written scale is the voxel size; every
-number is written as the float it was given, never rounded.
+The package writes OME-NGFF zarr only: 0.4 in zarr v2, 0.5 in zarr v3 (spec Convention 9; the documents are built
+by ``ome``). ``create_level`` writes the group document first (created when absent; else only this level's dataset
+entry added or replaced) and then the array; an existing array is refused (``exists="error"``) or adopted when
+identical (``exists="adopt"``), and one that appears under a creation (a lost race) is re-read and then adopted
+(Behaviour 11). Group documents are read-modify-written without a lock: one process at a time. ``write_index``
+writes whole write units, so writers in different processes need no lock (Behaviour 13). ``level_placement`` and
+``level_shape`` place and size a level made by whole-block factors.
 """
 
 from __future__ import annotations
 
-import copy
 import math
-from numbers import Real
-from typing import Any, Mapping, Sequence
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from . import units as unit_table
-from .detect import gather
-from .geometry import ceil_snapped, spatial_indices, spread
+import numpy as np
+import tensorstore as ts
 
-__all__ = ["OME_VERSIONS", "AXIS_TYPES", "ome_multiscales", "level_placement", "level_shape", "codecs_of", "axis_units"]
+from . import retry, store
+from .detect import FORMATS, Gathered, Node, gather, probe, source_of
+from .diagnostics import MetadataWarning
+from .fields import exact_value, json_fill, stored_fill
+from .geometry import BoxLike, ceil_snapped, default_axes, floats, isclose, over_axes, per_axis, spatial_indices
+from .grid import Frame
+from .metadata import ArrayMeta, parse
+from .ome import AXIS_TYPES, OME_VERSIONS, axis_units, first_listing, ome_multiscales, with_entry
+from .units import NANOMETER, UnitsArgument, convert
 
+__all__ = ["OME_VERSIONS", "AXIS_TYPES", "ome_multiscales", "level_placement", "level_shape", "codecs_of",
+           "axis_units", "ensure_group_entry"]
 
-# ---------------------------------------------------------------- OME documents and level placement (no I/O)
-
-#: The OME-NGFF versions written, each with the one zarr format it goes with.
-OME_VERSIONS = {"0.4": "zarr2", "0.5": "zarr3"}
-
-#: The axis types written. A name implies one (``_TYPE_OF_NAME``); ``axis_types`` overrides it.
-AXIS_TYPES = ("space", "time", "channel")
-_TYPE_OF_NAME = {**dict.fromkeys("zyx", "space"), "t": "time", "time": "time", "c": "channel", "channel": "channel"}
-_WITH_UNIT = ("space", "time")  # OME writes a unit on these axis types only
-
-
-def _floats(label: str, values, lengths=None, positive=False) -> tuple[float, ...]:
-    """Finite numbers (> 0 when ``positive``) as Python floats, unchanged in value; ``label`` names the argument."""
-    if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__len__"):
-        raise ValueError(f"{label} is {values!r}; expected a list of numbers")
-    items = list(values)
-    wanted = "finite numbers > 0" if positive else "finite numbers"
-    for item in items:
-        if isinstance(item, bool) or not isinstance(item, Real) or not math.isfinite(item) or (positive and item <= 0):
-            raise ValueError(f"{label} is {items!r}; expected {wanted}")
-    if lengths is not None and len(items) not in lengths:
-        wanted = " or ".join(str(n) for n in sorted(set(lengths)))
-        raise ValueError(f"{label} is {items!r} ({len(items)} entries); expected {wanted} entries")
-    return tuple(float(item) for item in items)
+EXISTS = ("error", "adopt")
+_ZSTD_LEVEL = 3  # what zarr-python's default zstd(level=0) means
+#: The array attribute that records ``create(store_fill=True)``.
+STORE_FILL_KEY = "worldarray"
 
 
-def _per_axis(label: str, value, ndim: int, positive=False, whole=False) -> tuple[float, ...]:
+# ---------------------------------------------------------------- a level made by whole-block factors (no I/O)
+
+
+def _factors(label: str, value: Any, ndim: int, *, whole: bool = False) -> tuple[float, ...]:
     """One number for every axis, or one per axis: factors (> 0, whole or not) and origins (whole, >= 0)."""
     wanted = "whole numbers >= 0" if whole else "finite numbers > 0"
     try:
-        values = _floats(label, [value] * ndim if isinstance(value, Real) else value, (ndim,), positive)
+        values = per_axis(value, ndim, label, positive=not whole)
     except ValueError:
         values = ()
     if len(values) != ndim or (whole and not all(v >= 0 and v.is_integer() for v in values)):
@@ -57,149 +55,8 @@ def _per_axis(label: str, value, ndim: int, positive=False, whole=False) -> tupl
     return values
 
 
-def _parse_axes(axes) -> tuple[str, ...]:
-    names = tuple(axes) if not isinstance(axes, str) else None
-    if not names or not all(isinstance(n, str) and n for n in names):
-        raise ValueError(f"axes is {axes!r}; expected axis names in C order, such as ('z', 'y', 'x')")
-    if len(set(names)) != len(names):
-        raise ValueError(f"axes is {list(names)!r}; expected distinct names")
-    return names
-
-
-def _parse_axis_types(axis_types, axes, spatial) -> tuple[str, ...]:
-    given = [None] * len(axes) if axis_types is None else list(axis_types)
-    if len(given) != len(axes) or not all(t is None or t in AXIS_TYPES for t in given):
-        raise ValueError(f"axis_types is {axis_types!r}; expected one of {AXIS_TYPES} or None per axis of {list(axes)}")
-    types = []
-    for i, (name, kind) in enumerate(zip(axes, given)):
-        # A name that implies no type is a space axis when the reader counts it spatial (Convention 1's last
-        # three), so writer and reader agree; any other is ambiguous, and OME allows at most three space axes.
-        kind = kind or _TYPE_OF_NAME.get(name) or ("space" if i in spatial else None)
-        if kind is None:
-            raise ValueError(f"axes[{i}] is {name!r}, whose name implies no type; pass axis_types, one of {AXIS_TYPES}")
-        types.append(kind)
-    return tuple(types)
-
-
-def _ome_unit(label: str, unit, axis: str, kind: str) -> str:
-    if unit is None or unit == "":
-        return ""
-    if kind not in _WITH_UNIT:
-        raise ValueError(f"{label} is {unit!r} on the {kind} axis {axis!r}; expected '' (OME writes units on space and time axes only)")
-    if not isinstance(unit, str) or unit_table.kind(unit) != kind:
-        raise ValueError(f"{label} is {unit!r} on the {kind} axis {axis!r}; expected a {kind} unit the unit table knows, "
-                         f"such as {'nanometer' if kind == 'space' else 'second'!r}")
-    return unit_table.ome_name(unit)
-
-
-def _parse_units(units, axes, types) -> tuple[str, ...]:
-    """OME's spelling of each axis's unit, "" where none: from one unit per axis, or by kind."""
-    if isinstance(units, str):  # one unit names the space axes' unit
-        units = {"space": units}
-    if isinstance(units, Mapping):
-        if not set(units) <= set(_WITH_UNIT):
-            raise ValueError(f"units is {dict(units)!r}; expected keys 'space' and/or 'time', or one unit per axis")
-        return tuple(_ome_unit(f"units[{kind!r}]", units.get(kind), axis, kind) if kind in _WITH_UNIT else ""
-                     for axis, kind in zip(axes, types))
-    if units is None or not hasattr(units, "__len__") or len(units) != len(axes):
-        raise ValueError(f"units is {units!r}; expected one unit per axis of {list(axes)} ('' on a channel axis) "
-                         "or a dict such as {'space': 'nanometer', 'time': 'second'}")
-    return tuple(_ome_unit(f"units[{i}]", unit, axis, kind) for i, (unit, axis, kind) in enumerate(zip(units, axes, types)))
-
-
-def axis_units(axes: Sequence[str], units, axis_types=None) -> tuple[str, ...]:
-    """OME's spelling of each axis's unit ("" where none), from one unit per axis, by kind, or one space unit."""
-    axes = _parse_axes(axes)
-    return _parse_units(units, axes, _parse_axis_types(axis_types, axes, spatial_indices(axes)))
-
-
-def _dataset(n: int, level, ndim: int, spatial) -> dict:
-    """One datasets entry: the path, then a scale and a translation, both over every axis."""
-    if isinstance(level, (str, Mapping)) or not hasattr(level, "__len__") or len(level) != 3:
-        raise ValueError(f"levels[{n}] is {level!r}; expected (path, voxel_size, translation)")
-    path, voxel_size, translation = level
-    if not isinstance(path, str) or not path.strip("/"):
-        raise ValueError(f"levels[{n}] path is {path!r}; expected an array path relative to the group, such as 's0'")
-    lengths = {len(spatial), ndim}
-    scale = _floats(f"levels[{n}] ({path!r}) voxel_size", voxel_size, lengths, positive=True)
-    shift = _floats(f"levels[{n}] ({path!r}) translation", translation, lengths)
-    return {"path": path, "coordinateTransformations": [
-        {"type": "scale", "scale": list(spread(scale, ndim, spatial, 1.0))},
-        {"type": "translation", "translation": list(spread(shift, ndim, spatial, 0.0))},
-    ]}
-
-
-def _check_descriptions(name, kind, metadata) -> None:
-    if not isinstance(name, str):
-        raise ValueError(f"name is {name!r}; expected a string ('' when the image has none)")
-    if kind is not None and not isinstance(kind, str):
-        raise ValueError(f"type is {kind!r}; expected the downscaling method's name, such as 'mean', or None")
-    if metadata is not None and not isinstance(metadata, Mapping):
-        raise ValueError(f"metadata is {metadata!r}; expected a dict describing the downscaling, or None")
-
-
-def ome_multiscales(axes: Sequence[str], units, levels, version: str = "0.5", axis_types=None, name: str = "",
-                    metadata: Mapping[str, Any] | None = None, type: str | None = None) -> dict:  # noqa: A002 - OME's key
-    """Return the complete group attributes of an OME-NGFF multiscale image, to write beside its level arrays.
-
-    Parameters
-    ----------
-    axes : axis names in the arrays' C order, such as ``("c", "z", "y", "x")``.
-    units : one unit per axis (``""`` on a channel axis), or by kind ``{"space": "nanometer", "time": "second"}``
-        (a single string is the space unit). Written in OME's spelling ("nm" is "nanometer").
-    levels : ``[(path, voxel_size, translation), ...]``, finest first, each list over the spatial axes (z, y, x when
-        named, else the last three not named t or c) or over every axis; other axes get scale 1 and translation 0.
-    version : ``"0.5"`` (zarr v3: ``{"ome": {"version": "0.5", "multiscales": [...]}}``) or ``"0.4"`` (zarr v2
-        ``.zattrs``: ``{"multiscales": [{"version": "0.4", ...}]}``).
-    axis_types : per axis ``"space"``, ``"time"``, ``"channel"`` or None (from the name: z y x space, t time,
-        c channel; another name is space when it is among the spatial axes, else it must be given).
-    name : the multiscale's name, always written (OME says it SHOULD be present; "" is a valid string).
-    metadata, type : the downscaling method's description and name, written when given.
-
-    Returns
-    -------
-    dict
-        The group attributes; ``wa.metadata(group, level=path)`` reads back each level's voxel size,
-        translation, axes and units with ``placed_by == "ome"``.
-
-    Raises
-    ------
-    ValueError
-        Naming the argument and value: a version other than "0.4" or "0.5", repeated axis names or level
-        paths, a voxel size or translation of the wrong length, a voxel size not finite and > 0, an unknown unit
-        on a space or time axis, a unit on any other axis.
-
-    >>> doc = ome_multiscales(("z", "y", "x"), {"space": "nm"}, [("s0", (4, 4, 4), (2, 2, 2))])
-    >>> doc["ome"]["multiscales"][0]["axes"][0]
-    {'name': 'z', 'type': 'space', 'unit': 'nanometer'}
-    """
-    if version not in OME_VERSIONS:
-        raise ValueError(f"version is {version!r}; expected one of {tuple(OME_VERSIONS)}")
-    axes = _parse_axes(axes)
-    spatial = spatial_indices(axes)
-    types = _parse_axis_types(axis_types, axes, spatial)
-    ome_units = _parse_units(units, axes, types)
-    if isinstance(levels, (str, Mapping)) or not levels:
-        raise ValueError(f"levels is {levels!r}; expected a non-empty list of (path, voxel_size, translation)")
-    datasets = [_dataset(n, level, len(axes), spatial) for n, level in enumerate(levels)]
-    paths = [d["path"] for d in datasets]
-    if len(set(paths)) != len(paths):
-        raise ValueError(f"levels paths are {paths!r}; expected distinct paths")
-    _check_descriptions(name, type, metadata)
-    multiscale = {"version": version} if version == "0.4" else {}
-    multiscale["name"] = name
-    multiscale["axes"] = [{"name": a, "type": t, **({"unit": u} if u else {})} for a, t, u in zip(axes, types, ome_units)]
-    multiscale["datasets"] = datasets
-    if type is not None:
-        multiscale["type"] = type
-    if metadata is not None:
-        multiscale["metadata"] = copy.deepcopy(dict(metadata))
-    if version == "0.4":
-        return {"multiscales": [multiscale]}
-    return {"ome": {"version": version, "multiscales": [multiscale]}}
-
-
-def level_placement(voxel_size, translation, factors, origin=0) -> tuple[tuple[float, ...], tuple[float, ...]]:
+def level_placement(voxel_size: Sequence[float], translation: Sequence[float], factors: float | Sequence[float],
+                    origin: int | Sequence[int] = 0) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """Return ``(voxel_size, translation)`` of the level whose voxel j covers source voxels origin + j f .. + f - 1.
 
     Per axis ``(voxel_size * f, translation + voxel_size * (origin + (f - 1) / 2))``: the centre a block mean
@@ -210,15 +67,17 @@ def level_placement(voxel_size, translation, factors, origin=0) -> tuple[tuple[f
     >>> level_placement((4.0,), (2.0,), 2)
     ((8.0,), (4.0,))
     """
-    sizes = _floats("voxel_size", voxel_size, positive=True)
-    shifts = _floats("translation", translation, (len(sizes),))
-    f = _per_axis("factors", factors, len(sizes), positive=True)
-    o = _per_axis("origin", origin, len(sizes), whole=True)
-    return (tuple(s * k for s, k in zip(sizes, f)),
-            tuple(t + s * (p + (k - 1) / 2) for s, t, k, p in zip(sizes, shifts, f, o)))
+    sizes = floats("voxel_size", voxel_size, positive=True)
+    shifts = floats("translation", translation, (len(sizes),))
+    f = _factors("factors", factors, len(sizes))
+    o = _factors("origin", origin, len(sizes), whole=True)
+    # a block of f source voxels from origin has its centre (f - 1) / 2 source voxels past the first one's
+    return (tuple(s * k for s, k in zip(sizes, f, strict=True)),
+            tuple(t + s * (p + (k - 1) / 2) for s, t, k, p in zip(sizes, shifts, f, o, strict=True)))
 
 
-def level_shape(shape, factors, origin=0) -> tuple[int, ...]:
+def level_shape(shape: Sequence[int], factors: float | Sequence[float], origin: int | Sequence[int] = 0
+                ) -> tuple[int, ...]:
     """Return the shape of the level made by ``factors`` from source voxel ``origin``: ``ceil((n - origin) / f)``.
 
     The quotient is snapped to a whole number within 1e-6 first, so float noise adds no voxel. Raises
@@ -228,24 +87,400 @@ def level_shape(shape, factors, origin=0) -> tuple[int, ...]:
     >>> level_shape((10, 9), 2, origin=(0, 1))
     (5, 4)
     """
-    sizes = _floats("shape", shape)
+    sizes = floats("shape", shape)
     if not all(n >= 0 and n.is_integer() for n in sizes):
         raise ValueError(f"shape is {shape!r}; expected whole numbers >= 0")
-    f = _per_axis("factors", factors, len(sizes), positive=True)
-    o = _per_axis("origin", origin, len(sizes), whole=True)
-    for axis, (n, p) in enumerate(zip(sizes, o)):
+    f = _factors("factors", factors, len(sizes))
+    o = _factors("origin", origin, len(sizes), whole=True)
+    for axis, (n, p) in enumerate(zip(sizes, o, strict=True)):
         if p >= n:
             raise ValueError(f"origin is {origin!r}; expected less than shape {tuple(shape)!r} on axis {axis}")
-    return tuple(ceil_snapped((n - p) / k) for n, k, p in zip(sizes, f, o))
+    return tuple(ceil_snapped((n - p) / k) for n, k, p in zip(sizes, f, o, strict=True))
 
 
-# ---------------------------------------------------------------- existing arrays
+def derived_level(source: ArrayMeta, factors: Any, origin: Any, voxel_size: Any, translation: Any,
+                  shape: Any, name: str) -> tuple[Any, Any, Any]:
+    """``add_level``'s placement and shape: as given, else by ``level_placement`` and ``level_shape`` over ``source``,
+    factors and origin given over its spatial axes (one number meaning each) or over every axis."""
+    if factors is not None:
+        factors = over_axes(factors, source.ndim, source.spatial, 1.0, "factors", positive=True)
+        origin = over_axes(origin, source.ndim, source.spatial, 0.0, "origin")
+    if voxel_size is None or translation is None:
+        if factors is None:
+            raise ValueError(f"add_level {name!r}: give factors (with origin), or voxel_size and translation")
+        placed = level_placement(source.voxel_size, source.translation, factors, origin)
+        voxel_size = placed[0] if voxel_size is None else voxel_size
+        translation = placed[1] if translation is None else translation
+    if shape is None:
+        if factors is None:
+            raise ValueError(f"add_level {name!r}: give shape, or factors to derive it from the level it is made from")
+        shape = level_shape(source.shape, factors, origin)
+    return voxel_size, translation, shape
 
 
-def codecs_of(path) -> tuple[Any, tuple[int, ...] | None]:
-    """An existing zarr array's codecs (a v3 codecs list, the inner one when sharded, or a v2 compressor) and shard shape."""
-    found = gather(path)
+# ---------------------------------------------------------------- one level to create, checked
+
+
+@dataclass(frozen=True)
+class Level:
+    """One level to create, every argument checked before anything is written."""
+
+    path: str
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    axes: tuple[str, ...]
+    units: UnitsArgument
+    voxel_size: tuple[float, ...]  # over every axis
+    translation: tuple[float, ...]
+    chunks: tuple[int, ...]
+    shards: tuple[int, ...] | None
+    fill_value: Any
+    codecs: Any
+    format: str | None
+    attrs: Mapping[str, Any]
+    group_attrs: Mapping[str, Any]
+    exists: str
+
+    @property
+    def group(self) -> str:
+        return store.parent(self.path) or self.path
+
+    @property
+    def name(self) -> str:
+        return store.basename(self.path)
+
+    @property
+    def spatial(self) -> tuple[int, ...]:
+        return spatial_indices(self.axes)
+
+
+def _whole(label: str, values: Any, ndim: int, low: int = 1) -> tuple[int, ...]:
+    items = (values,) * ndim if isinstance(values, (int, np.integer)) else tuple(values)
+    if len(items) != ndim or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= low
+                                     for v in items):
+        raise ValueError(f"{label} is {values!r}; expected {ndim} whole numbers >= {low}, one per axis")
+    return tuple(int(v) for v in items)
+
+
+def plan_level(path: str, shape: Any, dtype: Any, voxel_size: Any, translation: Any, axes: Sequence[str] | None = None,
+               units: UnitsArgument = NANOMETER, chunks: Any = None, shards: Any = None, fill_value: Any = 0,
+               codecs: Any = "zstd", format: str | None = None, attrs: Mapping[str, Any] | None = None,
+               group_attrs: Mapping[str, Any] | None = None, exists: str = "error") -> Level:
+    """Check every argument of create, naming the argument and the value found when one is wrong."""
+    path = store.normalize(path)
+    if store.parent(path) is None:
+        raise ValueError(f"path is {path!r}; expected a level under a group, such as '.../volume.zarr/s0'")
+    shape = _whole("shape", shape, 1 if isinstance(shape, int) else len(tuple(shape)), low=0)
+    ndim = len(shape)
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError as error:
+        raise ValueError(f"dtype is {dtype!r}; expected a numpy data type") from error
+    axes = tuple(default_axes(ndim) if axes is None else axes)
+    if len(axes) != ndim or len(set(axes)) != ndim or not all(isinstance(a, str) and a for a in axes):
+        raise ValueError(f"axes is {axes!r}; expected {ndim} distinct names, one per axis")
+    spatial = spatial_indices(axes)
+    if chunks is None:
+        raise ValueError("chunks is required: the storage chunk (the inner chunk when sharded); the package never "
+                         "picks one")
+    chunks = _whole("chunks", chunks, ndim)
+    if shards is not None:
+        shards = _whole("shards", shards, ndim)
+        bad = [f"axis {axes[i]}: {s} is not a multiple of {c}"
+               for i, (s, c) in enumerate(zip(shards, chunks, strict=True)) if s % c]
+        if bad:
+            raise ValueError(f"shards is {shards}; expected a whole number of chunks {chunks} per axis "
+                             f"({'; '.join(bad)})")
+    if format not in (None, *OME_VERSIONS.values()):
+        raise ValueError(f"format is {format!r}; expected 'zarr3', 'zarr2' or None (follow the group)")
+    if shards is not None and format == "zarr2":
+        raise ValueError("shards is set, and format is 'zarr2'; sharding is zarr v3 only")
+    if exists not in EXISTS:
+        raise ValueError(f"exists is {exists!r}; expected one of {EXISTS}")
+    if not (isinstance(codecs, str) and codecs in ("zstd", "none")) and not isinstance(codecs, (list, tuple, Mapping)):
+        raise ValueError(f"codecs is {codecs!r}; expected 'zstd', 'none', a zarr v2 compressor dict or a zarr v3 "
+                         "codecs list")
+    fill_value = exact_value("fill_value", stored_fill(fill_value), dtype)
+    return Level(path, shape, dtype, axes, units, over_axes(voxel_size, ndim, spatial, 1.0, "voxel_size", positive=True),
+                 over_axes(translation, ndim, spatial, 0.0, "translation"), chunks, shards, fill_value, codecs,
+                 format, dict(attrs or {}), dict(group_attrs or {}), exists)
+
+
+# ---------------------------------------------------------------- the format, and the groups above
+
+
+def _probe(path: str) -> Gathered | None:
+    """What is at a path, None when nothing is (a seam the race test replaces)."""
+    return probe(path)
+
+
+def _zarr_node(found: Gathered | None, path: str, role: str) -> Node | None:
+    if found is None:
+        return None
     node = found.node
+    if node.format not in OME_VERSIONS.values():
+        raise ValueError(f"{path}: the {role} is {node.format}; the package writes OME-NGFF zarr (v2 or v3) only")
+    return node
+
+
+def resolve_format(level: Level) -> tuple[str, Node | None, list[str]]:
+    """The zarr format to write, the group node when it has documents, and the bare groups to write above it.
+
+    The group's own document decides; else the nearest existing ancestor's; else ``format``, else zarr v3.
+    A format that contradicts the group (or that ancestor) raises ValueError.
+    """
+    group = _zarr_node(_probe(level.group), level.group, "group")
+    if group is not None and group.kind != "group":
+        raise ValueError(f"{level.group}: is a {group.format} array; a level's parent must be a group")
+    found, missing = (group.format if group is not None else None), []
+    if group is None or not group.docs:
+        found, missing = _ancestors(level.group, found)
+    fmt = found or level.format or "zarr3"
+    if level.format is not None and level.format != fmt:
+        raise ValueError(f"format is {level.format!r}; the group {level.group} (or its nearest existing ancestor) is "
+                         f"{fmt}, and the package does not mix zarr versions in one hierarchy")
+    if level.shards is not None and fmt != "zarr3":
+        raise ValueError(f"shards is {level.shards}; {level.group} is zarr v2, and sharding is zarr v3 only")
+    return fmt, (group if group is not None and group.docs else None), missing
+
+
+def _ancestors(group: str, known: str | None) -> tuple[str | None, list[str]]:
+    """Walk up to the nearest existing zarr node; return its format and the directories above the group to make
+    groups of.
+
+    Bare groups are written from the nearest existing ancestor, or from the ``.zarr`` directory, down; on a local
+    disk with neither, only the level's own group is made.
+    """
+    chain: list[str] = []
+    current = store.parent(group)
+    while current is not None and not store.is_root(current):
+        node = _zarr_node(_probe(current), current, "nearest existing ancestor")
+        if node is not None:
+            return known or node.format, chain[::-1] if node.kind == "group" else []
+        chain.append(current)
+        if store.basename(current).endswith(".zarr"):
+            return known, chain[::-1]
+        current = store.parent(current)
+    return known, chain[::-1] if store.scheme(group) != "file" else []
+
+
+def _bare_group(directory: str, fmt: str) -> None:
+    store.write_documents(directory, {"zarr.json": {"zarr_format": 3, "node_type": "group", "attributes": {}}}
+                          if fmt == "zarr3" else {".zgroup": {"zarr_format": 2}})
+
+
+def _merged_group_attrs(attrs: dict, extra: Mapping[str, Any], group: str) -> dict:
+    for key, value in extra.items():
+        if key in attrs and attrs[key] != value:
+            raise ValueError(f"{group}: group_attrs {key!r} is {value!r}; the group already holds {attrs[key]!r}, "
+                             "and the package rewrites no one else's key")
+        attrs.setdefault(key, value)
+    return attrs
+
+
+def write_group(level: Level, fmt: str, node: Node | None) -> None:
+    """Create the group document, or add this level's entry to the one there (Behaviour 12)."""
+    attrs = dict(node.attrs) if node is not None else {}
+    new = _merged_group_attrs(with_entry(attrs, fmt, level.axes, level.units, level.name, level.voxel_size,
+                                         level.translation), level.group_attrs, level.group)
+    if fmt == "zarr3":
+        document = dict(node.docs.get("zarr.json", {})) if node is not None else {}
+        document.update({"zarr_format": 3, "node_type": "group", "attributes": new})
+        store.write_documents(level.group, {"zarr.json": document})
+    else:
+        documents: dict[str, Any] = {".zattrs": new}
+        if node is None or ".zgroup" not in node.docs:
+            documents[".zgroup"] = {"zarr_format": 2}
+        store.write_documents(level.group, documents)
+
+
+def ensure_group_entry(group: str, name: str, voxel_size: Any, translation: Any, axes: Sequence[str] | None = None,
+                       units: UnitsArgument = NANOMETER) -> None:
+    """List an array the package did not create (a symlinked or hand-made level) in its group's multiscales.
+
+    The group's axes are kept when it lists levels already; else ``axes`` (default: the array's own names, else
+    the default names) and ``units``. Behaviour 12's rules apply: only this entry changes.
+
+    Raises
+    ------
+    FileNotFoundError
+        When there is no array at ``group/name``.
+    """
+    group = store.normalize(group)
+    node = _zarr_node(_probe(group), group, "group")
+    array = _zarr_node(_probe(store.join(group, name)), store.join(group, name), "level")
+    if array is None or array.kind != "array":
+        raise FileNotFoundError(f"{store.join(group, name)}: no array to list in {group}")
+    with warnings.catch_warnings():  # the array is about to be listed: its parent not listing it is the point
+        warnings.simplefilter("ignore", MetadataWarning)
+        meta = parse(source_of(gather(store.join(group, name))))
+    if axes is None:
+        listing = first_listing(node.attrs) if node is not None else None
+        listed = listing[0].get("axes") if listing else None
+        axes = tuple(a.get("name") for a in listed) if listed else meta.axes
+    level = plan_level(store.join(group, name), meta.shape, meta.dtype, voxel_size, translation, axes, units,
+                       chunks=meta.chunk_shape)
+    group_node = node if node is not None and node.docs else None
+    write_group(level, group_node.format if group_node is not None else array.format, group_node)
+
+
+# ---------------------------------------------------------------- the array
+
+
+def _zarr3_codecs(level: Level) -> list:
+    if isinstance(level.codecs, (list, tuple)):
+        inner = [dict(c) for c in level.codecs]
+    elif isinstance(level.codecs, Mapping):
+        raise ValueError(f"codecs is {level.codecs!r}, a zarr v2 compressor; a zarr v3 array takes a codecs list")
+    else:
+        inner = [{"name": "bytes", "configuration": {"endian": "little"}}]
+        if level.codecs == "zstd":  # the default: bytes then zstd, as zarr-python writes it
+            inner.append({"name": "zstd", "configuration": {"level": _ZSTD_LEVEL, "checksum": False}})
+    if level.shards is None:
+        return inner
+    index = [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]
+    return [{"name": "sharding_indexed", "configuration": {"chunk_shape": list(level.chunks), "codecs": inner,
+                                                           "index_codecs": index, "index_location": "end"}}]
+
+
+def _zarr2_compressor(level: Level) -> dict | None:
+    if isinstance(level.codecs, Mapping):
+        return dict(level.codecs)
+    if isinstance(level.codecs, (list, tuple)):
+        raise ValueError(f"codecs is {level.codecs!r}, a zarr v3 codecs list; a zarr v2 array takes a compressor dict")
+    return {"id": "zstd", "level": _ZSTD_LEVEL} if level.codecs == "zstd" else None
+
+
+def array_spec(level: Level, fmt: str) -> dict:
+    """The tensorstore spec (without kvstore) that creates the level's array, and only creates it."""
+    fill = json_fill(level.fill_value, level.dtype)
+    if fmt == "zarr3":
+        metadata = {
+            "shape": list(level.shape), "data_type": level.dtype.name,
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(level.shards or level.chunks)}},
+            "chunk_key_encoding": {"name": "default"}, "codecs": _zarr3_codecs(level),
+            "fill_value": fill, "dimension_names": list(level.axes),
+        }
+        if level.attrs:
+            metadata["attributes"] = dict(level.attrs)
+        return {"driver": "zarr3", "metadata": metadata, "create": True}
+    metadata = {
+        "zarr_format": 2, "shape": list(level.shape), "chunks": list(level.chunks), "dtype": level.dtype.str,
+        "compressor": _zarr2_compressor(level), "fill_value": fill,
+        "order": "C", "filters": None, "dimension_separator": "/",  # OME-NGFF 0.4 asks for "/"
+    }
+    return {"driver": "zarr", "metadata": metadata, "create": True}
+
+
+def differences(found: ArrayMeta, found_attrs: Mapping[str, Any], level: Level) -> list[str]:
+    """Every field in which an existing array differs from the level asked for, with the value found and wanted.
+
+    The placement is compared in the units asked for: each spatial axis of the array found is converted from its
+    own unit (nanometres when it has none) into the level's.
+    """
+    out = []
+    wanted = {"shape": level.shape, "dtype": level.dtype.name, "chunks": level.chunks, "shards": level.shards}
+    have = {"shape": found.shape, "dtype": found.dtype, "chunks": found.chunk_shape, "shards": found.shard_shape}
+    for key, value in wanted.items():
+        if (value != have[key]) if key == "dtype" else tuple(value or ()) != tuple(have[key] or ()):
+            out.append(f"{key}: found {have[key]}, wanted {value}")
+    comparable = len(found.units) == len(level.axes)
+    asked = axis_units(level.axes, level.units) if comparable else ("",) * len(found.units)
+    targets = [asked[i] or None if i in level.spatial else None for i in range(len(found.units))]
+    sizes, shifts, _ = convert(found.voxel_size, found.translation, found.units, targets, found.spatial,
+                               strict=False, quiet=True)
+    in_units = ", ".join(asked[i] or "-" for i in level.spatial) if comparable else "the store units"
+    for key, got in (("voxel_size", sizes), ("translation", shifts)):
+        mine = tuple(got[i] if i < len(got) else math.nan for i in level.spatial)
+        want = tuple(getattr(level, key)[i] for i in level.spatial)
+        if not comparable or not all(isclose(a, b) for a, b in zip(mine, want, strict=True)):
+            out.append(f"{key}: found {mine}, wanted {want} (in {in_units})")
+    for key, value in level.attrs.items():
+        if key not in found_attrs:
+            out.append(f"attrs[{key!r}]: missing, wanted {value!r}")
+        elif found_attrs[key] != value:
+            out.append(f"attrs[{key!r}]: found {found_attrs[key]!r}, wanted {value!r}")
+    return out
+
+
+def adopt(level: Level, found: Gathered) -> None:
+    """Accept an existing array only when it is the one asked for; else ValueError listing every difference."""
+    node = found.node
+    if node.kind != "array":
+        raise FileExistsError(f"{level.path}: a {node.format} group is there; create makes arrays only")
+    meta = parse(source_of(found), metadata_conflicts="warn")
+    listed = differences(meta, node.attrs, level)
+    if listed:
+        raise ValueError(f"{level.path}: exists='adopt' found an array that differs from the one asked for: "
+                         + "; ".join(listed))
+
+
+def _dry_run(spec: dict, level: Level) -> None:
+    """Let tensorstore parse the array's metadata on a throwaway in-memory store, so a bad codec is refused before
+    any write."""
+    try:
+        ts.open({**spec, "kvstore": {"driver": "memory"}}, context=ts.Context()).result()
+    except ValueError as error:
+        raise ValueError(f"{level.path}: tensorstore refuses the array's metadata: {error}") from error
+
+
+def create_level(level: Level, context: ts.Context | None) -> str:
+    """Create the group document (and bare groups above it), then the array; return the format written.
+
+    Documents and the open are timed out and retried under the governing ``retry`` policy.
+    """
+    existing = _probe(level.path)
+    if existing is not None:
+        if level.exists == "error":
+            raise FileExistsError(f"{level.path}: something is already there ({existing.node.format} "
+                                  f"{existing.node.kind}); create never overwrites (pass exists='adopt' to open an "
+                                  "identical array)")
+        adopt(level, existing)
+    fmt, group, missing = resolve_format(level)
+    spec = array_spec(level, fmt)
+    _dry_run(spec, level)
+    for directory in missing:
+        _bare_group(directory, fmt)
+    write_group(level, fmt, group)
+    if existing is not None:
+        return fmt
+    try:
+        store.on_ways(level.path, lambda way: ts.open({**spec, "kvstore": way.spec}, context=context), level.path)
+    except Exception as error:
+        if "ALREADY_EXISTS" not in str(error):
+            raise
+        # the store said absent, then the array appeared: re-read with backoff, then adopt (Behaviour 11)
+        won = retry.poll(lambda: _array_at(level.path))
+        if won is None:
+            raise FileExistsError(f"{level.path}: the store reports an array here that could not be read after "
+                                  f"{retry.RACE_ATTEMPTS} attempts") from error
+        adopt(level, won)
+        return fmt
+    if fmt == "zarr2" and level.attrs:
+        store.write_documents(level.path, {".zattrs": dict(level.attrs)})
+    return fmt
+
+
+def _array_at(path: str) -> Gathered | None:
+    found = _probe(path)
+    return found if found is not None and found.node.kind == "array" else None
+
+
+def stores_fill(meta: ArrayMeta) -> bool:
+    """Whether the array was created with ``store_fill=True`` (A2), which its attributes record."""
+    recorded = meta.attrs.get(STORE_FILL_KEY)
+    return isinstance(recorded, Mapping) and recorded.get("store_fill") is True
+
+
+def codecs_of(path: str) -> tuple[Any, tuple[int, ...] | None]:
+    """An existing zarr array's codecs (a v3 codecs list, the inner one when sharded, or a v2 compressor) and shard
+    shape, to create a sibling with the same compression.
+
+    >>> vol = wa.create("memory://doc/codecs.zarr/s0", (4,), "uint8", 1, 0.5, axes=("x",), chunks=4)
+    >>> [codec["name"] for codec in codecs_of(vol.level_path)[0]], codecs_of(vol.level_path)[1]
+    (['bytes', 'zstd'], None)
+    """
+    node = gather(path).node
     if node.format == "zarr3" and node.kind == "array":
         codecs = node.docs["zarr.json"].get("codecs") or []
         if codecs and codecs[0].get("name") == "sharding_indexed":
@@ -253,5 +488,61 @@ def codecs_of(path) -> tuple[Any, tuple[int, ...] | None]:
             return list(codecs[0]["configuration"].get("codecs") or []), shards
         return list(codecs), None
     if node.format == "zarr2" and node.kind == "array":
-        return node.docs[".zarray"].get("compressor"), None
+        return node.docs[FORMATS["zarr2"].array_document].get("compressor"), None
     raise ValueError(f"{node.path}: is a {node.format} {node.kind}; codecs_of reads zarr arrays")
+
+
+# ---------------------------------------------------------------- writes of voxels
+
+
+def write_index(frame: Frame, view: ts.TensorStore, begin: Sequence[int], end: Sequence[int], data: Any, *,
+                partial: bool, policy: retry.Retry, what: str, remote: bool) -> None:
+    """Write ``data`` into voxels [begin, end) of ``view`` (the handle's tensorstore on ``frame``): exact shape and
+    dtype, and whole write units unless ``partial``; timed out and retried under ``policy``."""
+    shape, axes = frame.meta.shape, frame.meta.axes
+    begin, end = tuple(int(b) for b in begin), tuple(int(e) for e in end)
+    if len(begin) != len(shape) or len(end) != len(shape):
+        raise ValueError(f"begin {begin} and end {end} must have {len(shape)} entries, one per axis {axes}")
+    for axis, (b, e, n) in enumerate(zip(begin, end, shape, strict=True)):
+        if not 0 <= b <= e <= n:
+            raise ValueError(f"axis {axes[axis]!r}: [{b}, {e}) is not inside the array's [0, {n}); nothing is padded "
+                             "on write")
+    wanted = tuple(e - b for b, e in zip(begin, end, strict=True))
+    if np.ndim(data) == 0:  # a scalar fills the box when the dtype holds it exactly (A2)
+        if isinstance(data, (str, bytes)):
+            raise ValueError(f"data is {data!r}; expected an array or a number that dtype {frame.dtype} holds")
+        data = np.asarray(exact_value("data", data, frame.dtype)).astype(frame.dtype)
+    else:
+        data = np.asarray(data)
+        if data.shape != wanted:
+            raise ValueError(f"data has shape {data.shape}; the box [{begin}, {end}) wants {wanted}")
+        if data.dtype != frame.dtype:
+            raise ValueError(f"data has dtype {data.dtype}; the array's is {frame.dtype} (no silent cast)")
+    if not partial:
+        _check_aligned(frame, begin, end)
+    part = view[tuple(map(slice, begin, end))]
+    nbytes = math.prod(wanted) * frame.dtype.itemsize
+    policy.run(lambda: part.write(data), policy.attempt_timeout(nbytes, remote), what)
+
+
+def _check_aligned(frame: Frame, begin: Sequence[int], end: Sequence[int]) -> None:
+    unit_shape, shape, axes = frame.write_shape, frame.meta.shape, frame.meta.axes
+    for axis, (unit, n) in enumerate(zip(unit_shape, shape, strict=True)):
+        for bound in (begin[axis], end[axis]):
+            if bound % unit and bound != n:
+                raise ValueError(
+                    f"axis {axes[axis]!r}: bound {bound} is not a multiple of the write unit {unit} nor the "
+                    f"array's end {n}; write whole units (vol.write_shape is {unit_shape}) or pass partial=True")
+
+
+def box_voxels(frame: Frame, box: BoxLike) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The voxels a world box selects for a write (Behaviour 2), over every axis; ValueError when it reaches outside
+    the array, since nothing is padded on write."""
+    begin, end = frame.index_box(box)
+    if len(begin) == len(frame.spatial) < len(frame.meta.shape):
+        begin, end = frame.whole(begin, end)
+    for axis, (b, e, n) in enumerate(zip(begin, end, frame.meta.shape, strict=True)):
+        if b < 0 or e > n:
+            raise ValueError(f"box {box!r} reaches outside the array on axis {frame.meta.axes[axis]!r}: voxels "
+                             f"[{b}, {e}) of [0, {n}); nothing is padded on write")
+    return begin, end

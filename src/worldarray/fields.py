@@ -1,20 +1,24 @@
-"""Documents in, typed values out: the records the placement rules share and the field parsers that name what is wrong.
+"""A document's field is parsed once, at the edge, into a typed value, or refused naming the document, key and value.
 
-Every field is parsed once, at the edge; a bad value raises ValueError "{document}: {key} is {found}; expected {wanted}".
+A bad value raises ValueError "{document}: {key} is {found}; expected {wanted}". Besides the field parsers, this
+module holds the records that carry a node's documents to the placement rules (``Document``, ``Source``) and
+what a rule finds (``Facts``, ``Placement``), and the one test of a value a dtype holds exactly (a padding, a
+scalar write, a fill value) with the JSON spelling of fill values.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import numpy as np
 
 from .geometry import default_axes
 
-__all__ = ["Document", "Source", "Facts", "Placement", "Rule", "where", "list_of", "numbers", "ints", "strings",
-           "leading", "axes_list", "dtype_name"]
+__all__ = ["Document", "Source", "Facts", "Placement", "where", "list_of", "numbers", "ints", "strings",
+           "leading", "axes_list", "dtype_name", "holds_exactly", "exact_value", "stored_fill", "json_fill"]
 
 
 @dataclass(frozen=True)
@@ -63,14 +67,6 @@ class Placement:
     translation: tuple[float, ...]
     units: tuple[str, ...]
     axes: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True)
-class Rule:
-    """One placement rule: ``find(source, facts, ndim)`` returns a Placement or None."""
-
-    name: str
-    find: Callable[..., Placement | None]
 
 
 def where(doc_url: str, key: str) -> str:
@@ -129,3 +125,55 @@ def dtype_name(value, url, key) -> str:
         return np.dtype(spec).name
     except (TypeError, ValueError) as error:
         raise ValueError(f"{where(url, key)} is {value!r}; expected a data type numpy knows") from error
+
+
+# ---------------------------------------------------------------- values a dtype holds
+
+
+def holds_exactly(value: Any, dtype: np.dtype) -> bool:
+    """True when ``value`` survives a cast to ``dtype`` and back unchanged (NaN into a float dtype counts).
+
+    >>> holds_exactly(0, np.dtype("uint8")), holds_exactly(300, np.dtype("uint8")), holds_exactly(0.5, np.dtype("int8"))
+    (True, False, False)
+    """
+    try:
+        with np.errstate(invalid="ignore", over="ignore"):
+            back = np.asarray(value).astype(dtype).item()  # a Python scalar, compared at full precision
+    except (TypeError, ValueError, OverflowError):
+        return False
+    if isinstance(value, (float, np.floating)) and math.isnan(value):
+        return isinstance(back, float) and math.isnan(back)
+    try:
+        return bool(back == value) and (dtype.kind != "b" or value in (0, 1, True, False))
+    except (TypeError, ValueError):
+        return False
+
+
+def exact_value(label: str, value: Any, dtype: np.dtype) -> Any:
+    """``value`` when it is one number that ``dtype`` holds exactly; else ValueError naming ``label``, value and dtype."""
+    if isinstance(value, (str, bytes)) or np.ndim(value) != 0 or not holds_exactly(value, dtype):
+        raise ValueError(f"{label} is {value!r}, which dtype {dtype} cannot hold exactly")
+    return value
+
+
+_NON_FINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+
+
+def stored_fill(value: Any) -> Any:
+    """A fill value as a number: the JSON spellings "NaN", "Infinity" and "-Infinity" decoded."""
+    return _NON_FINITE.get(value, value) if isinstance(value, str) else value
+
+
+def json_fill(value: Any, dtype: np.dtype) -> Any:
+    """The fill value as the zarr formats' JSON spells it for ``dtype``: a boolean for bool, strings for non-finite
+    floats, a [real, imaginary] pair for complex.
+
+    >>> json_fill(float("nan"), np.dtype("float32")), json_fill(1, np.dtype("bool"))
+    ('NaN', True)
+    """
+    item = np.asarray(value).astype(dtype).item()
+    if isinstance(item, complex):
+        return [json_fill(item.real, np.dtype(np.float64)), json_fill(item.imag, np.dtype(np.float64))]
+    if isinstance(item, float) and not math.isfinite(item):
+        return "NaN" if math.isnan(item) else "Infinity" if item > 0 else "-Infinity"
+    return item

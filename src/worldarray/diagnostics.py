@@ -1,0 +1,35 @@
+"""A warning about the data is a MetadataWarning pointing at the caller's line; retries and fallbacks go to a logger.
+
+Every warning the package gives goes through ``warn``, which points it at the first frame outside the package, so
+``python -W error`` and ``warnings.catch_warnings`` see the user's line, never a line of ours.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import warnings
+
+__all__ = ["MetadataWarning", "logger", "warn"]
+
+#: Retries, access fallbacks and other progress notes; never a warning about the data.
+logger = logging.getLogger("worldarray")
+
+_PACKAGE = __name__.rpartition(".")[0] or __name__
+
+
+class MetadataWarning(UserWarning):
+    """A warning about the data: a missing unit, a disagreeing offset, a parent that does not list the array."""
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside the package, counted from ``warn``'s caller."""
+    level, frame = 2, sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == _PACKAGE:
+        level, frame = level + 1, frame.f_back
+    return level
+
+
+def warn(message: str, category: type[Warning] = MetadataWarning) -> None:
+    """Warn about the data at the caller's own line (the first frame outside the package)."""
+    warnings.warn(message, category, stacklevel=_caller_level())

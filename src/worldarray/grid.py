@@ -1,0 +1,266 @@
+"""A handle's world grid is computed once, at open, and never changes: one frozen ``Frame``.
+
+It starts from the stored level's placement in the units asked for (``base_voxel_size`` rescaling it when given),
+applies the level policy when the level is not at the voxel size asked for (keep, relabel, resample onto Behaviour
+4's target grid, or refuse), and drops the axes ``select`` pins. Every question about where a handle's voxels lie
+(its box, the voxels a world box selects, a resample target, the write units a box touches) is answered here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .fields import Placement
+from .geometry import (Box, as_box, centre_of, centre_rule, centres, corners, default_axes, on_grid, one_number,
+                       per_axis, same, spatial_indices)
+from .metadata import ArrayMeta
+from .resample import target_extent
+from .units import NANOMETER, Request, UnitsArgument, convert
+
+__all__ = ["Frame", "frame_of", "rescaled", "base_rescale", "target_grid", "resample_target", "anchor_of", "pins_of",
+           "box_bounds", "spatial_placement"]
+
+#: A resample target: the target voxel sizes and the corner of target voxel 0, per spatial axis.
+Target = tuple[tuple[float, ...], tuple[float, ...]]
+
+
+@dataclass(frozen=True)
+class Frame:
+    """Where every voxel of a handle lies, in the units asked for.
+
+    ``meta`` is the handle's grid (``vol.grid``): with a resample target, that target over the data; pinned axes
+    gone. ``source`` is the stored level on the same axes, which a resampled read reads from. ``pins`` are the
+    stored axes ``select`` pinned, with their index.
+    """
+
+    meta: ArrayMeta
+    source: ArrayMeta
+    resampled: bool = False
+    pins: tuple[tuple[int, int], ...] = ()
+    spatial: tuple[int, ...] = field(init=False)
+    voxel_size: tuple[float, ...] = field(init=False)
+    translation: tuple[float, ...] = field(init=False)
+    corner: tuple[float, ...] = field(init=False)
+    grid: tuple[tuple[float, float], ...] = field(init=False, repr=False)  # (translation, voxel size) per axis
+    dtype: np.dtype = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        meta = self.meta
+        spatial = meta.spatial
+        voxel_size = tuple(meta.voxel_size[i] for i in spatial)
+        translation = tuple(meta.translation[i] for i in spatial)
+        for name, value in (("spatial", spatial), ("voxel_size", voxel_size), ("translation", translation),
+                            ("corner", corners(translation, voxel_size)), ("dtype", np.dtype(meta.dtype)),
+                            ("grid", tuple(zip(meta.translation, meta.voxel_size, strict=True)))):
+            object.__setattr__(self, name, value)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.meta.shape
+
+    @property
+    def box(self) -> Box:
+        """The extent on the spatial axes: [corner, corner + shape * voxel_size)."""
+        shape = [self.meta.shape[i] for i in self.spatial]
+        return Box.from_index((0,) * len(shape), shape, self.voxel_size, self.translation)
+
+    @property
+    def write_shape(self) -> tuple[int, ...]:
+        """The unit one writer may own: the shard shape when sharded, else the chunk shape."""
+        return tuple(self.meta.shard_shape or self.meta.chunk_shape)
+
+    def index_box(self, box: Any, target: Target | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The voxels whose centres lie in a world box (Behaviour 2), on the axes the box covers: the spatial axes,
+        or every axis. ``target`` reads the spatial axes on a resample target's grid instead."""
+        begin, end = box_bounds(box)
+        spatial = self.grid_of(target)
+        if len(begin) == len(self.spatial):
+            return centre_rule(begin, end, spatial)
+        if len(begin) == len(self.meta.axes):
+            every = list(self.grid)
+            for k, i in enumerate(self.spatial):
+                every[i] = spatial[k]
+            return centre_rule(begin, end, every)
+        raise ValueError(f"box {box!r} has {len(begin)} axes; expected {len(self.spatial)} (spatial "
+                         f"{tuple(self.meta.axes[i] for i in self.spatial)}) or {len(self.meta.axes)} (every axis)")
+
+    def grid_of(self, target: Target | None) -> tuple[tuple[float, float], ...]:
+        """(translation, voxel size) per spatial axis: of this frame, or of a resample target."""
+        if target is None:
+            return tuple(zip(self.translation, self.voxel_size, strict=True))
+        sizes, corner = target
+        return tuple(zip(centres(corner, sizes), sizes, strict=True))
+
+    def whole(self, begin: Sequence[int], end: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """A box over the spatial axes made a box over every axis, the others whole."""
+        first, last = [0] * len(self.meta.shape), list(self.meta.shape)
+        for k, i in enumerate(self.spatial):
+            first[i], last[i] = begin[k], end[k]
+        return tuple(first), tuple(last)
+
+    def check_aligned(self, box: Any, target: Target | None = None) -> None:
+        """Raise ValueError unless every edge of the box lies on a voxel corner or centre (``read(strict=True)``)."""
+        begin, end = box_bounds(box)
+        spatial = self.grid_of(target)
+        grid = spatial if len(begin) == len(self.spatial) else [
+            spatial[self.spatial.index(i)] if i in self.spatial else self.grid[i] for i in range(len(self.meta.axes))]
+        for edge, (t, s) in (*zip(begin, grid, strict=True), *zip(end, grid, strict=True)):
+            if not on_grid(edge, t, s):
+                raise ValueError(f"box {box!r} edge {edge} lies on neither a voxel corner nor a voxel centre "
+                                 "(strict=True)")
+
+    def chunks_covering(self, begin: Sequence[int], end: Sequence[int], write: bool = False) -> list[tuple[int, ...]]:
+        """The indices of the chunks (``write=True``: the write units) that the voxel box [begin, end) touches."""
+        units = self.write_shape if write else self.meta.chunk_shape
+        ranges = []
+        for b, e, n, c in zip(begin, end, self.meta.shape, units, strict=True):
+            b, e = max(0, b), min(n, e)
+            ranges.append(range(b // c, -(-e // c)) if e > b else range(0))
+        return list(itertools.product(*ranges))
+
+    def kept(self, select: Mapping[str, int] | None) -> tuple[tuple[tuple[int, int], ...], list[int]]:
+        """The pins ``select`` makes on this frame for one read, and the axes left."""
+        pins = pins_of(self.meta, select) if select else ()
+        pinned = dict(pins)
+        return pins, [i for i in range(len(self.meta.shape)) if i not in pinned]
+
+
+def box_bounds(box: Any) -> tuple[Sequence[float], Sequence[float]]:
+    """A box's (begin, end): a (begin, end) pair of lists, a Box, or anything ``as_box`` takes."""
+    if type(box) is tuple and len(box) == 2 and np.ndim(box[0]) == 1 and len(box[0]) == len(box[1]):
+        return box
+    found = as_box(box)
+    return found.begin, found.end
+
+
+def base_rescale(first: ArrayMeta | Any, base_voxel_size: Sequence[float]) -> tuple[float, ...]:
+    """Per spatial axis, ``base_voxel_size`` over level 0's stored voxel size (``first``: a placement or meta)."""
+    axes = first.axes or tuple(f"d{i}" for i in range(len(first.voxel_size)))
+    spatial = spatial_indices(axes)
+    if len(base_voxel_size) != len(spatial):
+        raise ValueError(f"base_voxel_size is {tuple(base_voxel_size)}; expected {len(spatial)} entries, one per "
+                         "spatial axis")
+    return tuple(b / first.voxel_size[i] for b, i in zip(base_voxel_size, spatial, strict=True))
+
+
+def spatial_placement(placement: Placement, units: UnitsArgument, rescale: Sequence[float] | None = None,
+                      base_unit: str | None = None) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """A level's spatial voxel size and translation in the units asked for, for choosing and listing levels.
+
+    ``rescale`` multiplies the stored spatial sizes (``base_voxel_size`` over level 0's), which are then in
+    ``base_unit``. Nothing warns or raises here: the level opened is converted, with its warnings, afterwards.
+    """
+    ndim = len(placement.voxel_size)
+    spatial = spatial_indices(placement.axes or default_axes(ndim))
+    sizes, shifts, stored = list(placement.voxel_size), list(placement.translation), list(placement.units)
+    for k, i in enumerate(spatial):
+        if rescale is not None:
+            sizes[i], shifts[i], stored[i] = sizes[i] * rescale[k], shifts[i] * rescale[k], base_unit or NANOMETER
+    request = Request.of(units)
+    targets = [request.by_kind(i, "space") or None if i in spatial else None for i in range(ndim)]
+    sizes_, shifts_, _ = convert(sizes, shifts, stored, targets, spatial, strict=False, quiet=True)
+    return tuple(sizes_[i] for i in spatial), tuple(shifts_[i] for i in spatial)
+
+
+def rescaled(meta: ArrayMeta, rescale: Sequence[float] | None, unit: str) -> ArrayMeta:
+    """The meta with each spatial voxel size and translation multiplied by ``rescale``, in ``unit``."""
+    if rescale is None:
+        return meta
+    sizes, shifts, names = list(meta.voxel_size), list(meta.translation), list(meta.units)
+    for k, i in enumerate(meta.spatial):
+        sizes[i], shifts[i], names[i] = sizes[i] * rescale[k], shifts[i] * rescale[k], unit
+    return dataclasses.replace(meta, voxel_size=tuple(sizes), translation=tuple(shifts), units=tuple(names))
+
+
+def anchor_of(anchor: float | Sequence[float] | None, grid: ArrayMeta) -> tuple[float, ...]:
+    """A target voxel corner per spatial axis: ``anchor`` when given (one number means every axis), else the grid's
+    own corner."""
+    corner = corners([grid.translation[i] for i in grid.spatial], [grid.voxel_size[i] for i in grid.spatial])
+    return corner if anchor is None else per_axis(anchor, len(corner), "anchor")
+
+
+def resample_target(grid: ArrayMeta, target: Sequence[float], anchor: float | Sequence[float] | None) -> ArrayMeta:
+    """Behaviour 4's target grid over ``grid``: the target voxels that meet the data, anchored at the grid's corner or
+    at ``anchor``."""
+    corner = anchor_of(anchor, grid)
+    source = corners(grid.translation, grid.voxel_size)
+    shape, sizes, shifts = list(grid.shape), list(grid.voxel_size), list(grid.translation)
+    for k, i in enumerate(grid.spatial):
+        first, last = target_extent(grid.shape[i], grid.voxel_size[i], source[i], target[k], corner[k])
+        shape[i], sizes[i], shifts[i] = last - first, target[k], centre_of(corner[k], target[k], first)
+    return dataclasses.replace(grid, shape=tuple(shape), voxel_size=tuple(sizes), translation=tuple(shifts))
+
+
+def _relabelled(grid: ArrayMeta, target: Sequence[float]) -> ArrayMeta:
+    """Voxel i stays voxel i; every world quantity on a spatial axis scales by the ratio of the sizes."""
+    sizes, shifts = list(grid.voxel_size), list(grid.translation)
+    for k, i in enumerate(grid.spatial):
+        ratio = target[k] / sizes[i]
+        sizes[i], shifts[i] = target[k], shifts[i] * ratio
+    return dataclasses.replace(grid, voxel_size=tuple(sizes), translation=tuple(shifts))
+
+
+def target_grid(frame: Frame, voxel_size: Any, anchor: Any) -> Target | None:
+    """The grid a ``read(voxel_size=, anchor=)`` resamples onto, or None when it reads the handle's own voxels.
+
+    At the handle's own voxel size an anchor resamples nothing (A1).
+    """
+    corner = anchor_of(anchor, frame.source) if anchor is not None else None
+    if voxel_size is not None:
+        sizes = per_axis(one_number(voxel_size), len(frame.spatial), "voxel_size", positive=True)
+        if not same(sizes, frame.voxel_size):
+            return sizes, corner or anchor_of(None, frame.source)
+    if frame.resampled:
+        return frame.voxel_size, frame.corner
+    return None
+
+
+def pins_of(grid: ArrayMeta, select: Mapping[str, int]) -> tuple[tuple[int, int], ...]:
+    """The axes ``select`` pins to one index each: non-spatial, existing, and in range."""
+    if not isinstance(select, Mapping):
+        raise ValueError(f"select is {select!r}; expected a dict of axis name to index")
+    pins = []
+    for name, value in select.items():
+        if name not in grid.axes:
+            raise ValueError(f"select names axis {name!r}, which does not exist; the axes are {grid.axes}")
+        index = grid.axes.index(name)
+        if index in grid.spatial:
+            raise ValueError(f"select names axis {name!r}, which is spatial; select pins non-spatial axes only")
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < grid.shape[index]:
+            raise ValueError(f"select {name!r} is {value!r}; expected an index in [0, {grid.shape[index]})")
+        pins.append((index, int(value)))
+    return tuple(sorted(pins))
+
+
+def _dropped(grid: ArrayMeta, pins: Sequence[tuple[int, int]]) -> ArrayMeta:
+    for index, _ in sorted(pins, reverse=True):
+        grid = grid.drop_axis(index)
+    return grid
+
+
+def frame_of(source: ArrayMeta, voxel_size: Sequence[float] | None, policy: str, anchor: Any,
+             select: Mapping[str, int] | None, refuse: Any) -> Frame:
+    """The frame of a handle on the stored level ``source`` (in the units asked for), opened at ``voxel_size``.
+
+    ``policy`` is what happens when the level is not at that size (``levels.mismatch_policy``): "keep", "relabel",
+    "resample" or "error", which calls ``refuse(have, wanted)`` to raise.
+    """
+    grid, base, resampled = source, source, False
+    if voxel_size is not None:
+        target = per_axis(one_number(voxel_size), len(source.spatial), "voxel_size", positive=True)
+        have = tuple(source.voxel_size[i] for i in source.spatial)
+        if not same(have, target) and policy != "keep":
+            if policy == "resample":
+                grid, resampled = resample_target(source, target, anchor), True
+            elif policy == "relabel":
+                grid = base = _relabelled(source, target)
+            else:
+                refuse(have, target)
+    pins = pins_of(source, select) if select else ()
+    return Frame(_dropped(grid, pins), _dropped(base, pins), resampled, pins)

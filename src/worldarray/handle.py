@@ -1,0 +1,230 @@
+"""A handle is opened once: its arguments checked into one record, its level chosen, placed, put in the units asked
+for and opened, and what that found kept in one frozen record.
+
+``open_level`` is the one path from a path and ``Options`` to an ``Opened``: ``levels`` chooses the level and
+checks it against its group's listing, ``metadata`` places it, ``grid`` makes its frame, ``detect`` opens its
+tensorstore. ``wa.metadata`` and ``wa.open_tensorstore`` take the same path, stopping earlier.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeAlias
+
+import numpy as np
+import tensorstore as ts
+
+from . import resample, retry, store, write
+from .detect import Node, open_array, source_of
+from .fields import Placement, exact_value
+from .grid import Frame, base_rescale, frame_of, rescaled, spatial_placement
+from .levels import LEVEL_MODES, ON_MISMATCH, Level, check_listing, choose, mismatch_policy, resolve
+from .metadata import ArrayMeta, parse
+from .retry import Retry
+from .units import NANOMETER, Request, UnitsArgument
+
+__all__ = ["Options", "Opened", "open_level", "pinned", "checked_padding", "metadata", "open_tensorstore",
+           "PathLike", "Sizes", "Padding", "Transform", "Index", "Masked", "METHODS"]
+
+#: A path: a local path (str or os.PathLike), or a file, memory, http(s), s3 or gs URL.
+PathLike: TypeAlias = "str | os.PathLike[str]"
+#: A voxel size or world position: one number for every spatial axis, or one per spatial axis.
+Sizes: TypeAlias = "float | Sequence[float]"
+#: What fills the part of a read outside the data: a value the dtype holds, or "edge" (the nearest stored voxel).
+Padding: TypeAlias = "float | str"
+#: A function of stored values applied at read time (a normalisation chain).
+Transform: TypeAlias = Callable[[np.ndarray], np.ndarray]
+Index: TypeAlias = Sequence[int]
+Masked: TypeAlias = "tuple[np.ndarray, np.ndarray]"
+
+METHODS = resample.METHODS
+MODES = ("r", "r+")
+
+
+def one_of(name: str, value: Any, allowed: Sequence[Any]) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name} is {value!r}; expected one of {tuple(allowed)}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """The arguments of ``open`` other than path and context, checked once; the record a handle pickles by."""
+
+    level: Level = None
+    voxel_size: Sizes | None = None
+    level_mode: str = "floor"
+    on_mismatch: str = "error"
+    padding: Padding = 0
+    method: str = "nearest"
+    select: Mapping[str, int] | None = None
+    units: UnitsArgument = NANOMETER
+    retries: Retry | None = None
+    metadata_conflicts: str = "error"
+    base_voxel_size: Sizes | None = None
+    base_units: str | None = None
+    anchor: Sizes | None = None
+    transform: Transform | None = None
+    strict_units: bool = True
+    mode: str = "r"
+    store_fill: bool = False
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"mode is {self.mode!r}; expected one of {MODES} (the package never overwrites: "
+                             "there is no 'w')")
+        one_of("level_mode", self.level_mode, LEVEL_MODES)
+        one_of("on_mismatch", self.on_mismatch, ON_MISMATCH)
+        one_of("method", self.method, METHODS)
+        one_of("metadata_conflicts", self.metadata_conflicts, ("error", "warn"))
+        for name in ("voxel_size", "base_voxel_size"):
+            value = getattr(self, name)
+            if value is not None and not (np.ndim(value) in (0, 1) and np.size(value) > 0 and all(
+                    isinstance(v, (int, float, np.number)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
+                    for v in np.ravel(value).tolist())):
+                raise ValueError(f"{name} is {value!r}; expected finite sizes > 0")
+        if self.retries is not None and not isinstance(self.retries, Retry):
+            raise ValueError(f"retries is {self.retries!r}; expected a wa.Retry or None")
+        if self.transform is not None and not callable(self.transform):
+            raise ValueError(f"transform is {self.transform!r}; expected a callable or None")
+        if self.select is not None and not isinstance(self.select, Mapping):
+            raise ValueError(f"select is {self.select!r}; expected a dict of axis name to index")
+        Request.of(self.units)
+
+
+@dataclasses.dataclass(frozen=True)
+class Opened:
+    """What an open found: the level, its documents, its frame and its tensorstore."""
+
+    path: str
+    level_path: str
+    level_name: str
+    levels: tuple[str, ...]
+    listed: tuple[tuple[str, Placement], ...] | None
+    node: Node
+    meta: ArrayMeta
+    frame: Frame
+    store: ts.TensorStore
+    remote: bool
+    source_voxel_size: tuple[float, ...]  # the stored level's, in the units asked for, whatever the level policy
+    source_translation: tuple[float, ...]
+
+
+def _spatial_sizes(options: Options, rescale: Sequence[float] | None) -> Callable[[Placement], tuple[float, ...]]:
+    base_unit = options.base_units or Request.of(options.units).space or NANOMETER
+    return lambda placement: spatial_placement(placement, options.units, rescale, base_unit)[0]
+
+
+def open_level(path: str, options: Options, context: ts.Context | None) -> Opened:
+    """Choose, place, convert and open the level ``path`` and ``options`` name."""
+    choice = choose(path, options.level, options.voxel_size, options.level_mode, _spatial_sizes(options, None))
+    rescale = None
+    if options.base_voxel_size is not None:
+        rescale = base_rescale(choice.first_placement(), np.ravel(options.base_voxel_size).tolist())
+        if options.voxel_size is not None and choice.group is not None and options.level is None:
+            # the level was chosen on unscaled sizes; choose again on the sizes the base voxel size gives
+            choice = choose(path, None, options.voxel_size, options.level_mode, _spatial_sizes(options, rescale))
+    meta = parse(source_of(choice.found), options.metadata_conflicts)
+    check_listing(choice, meta, options.metadata_conflicts)
+    base_unit = options.base_units or Request.of(options.units).space or NANOMETER
+    source = rescaled(meta, rescale, base_unit).converted(options.units, options.strict_units)
+    node = choice.found.node
+    level_path = store.join(node.path, node.scale_key) if node.scale_key else node.path
+
+    def refuse(have: tuple[float, ...], wanted: tuple[float, ...]) -> None:
+        listing = ", ".join(f"{name} {spatial_placement(p, options.units)[0]}" for name, p in choice.listed or ())
+        raise ValueError(f"{path}: no level has voxel size {wanted}; level {choice.name} has {have} "
+                         f"(on_mismatch='error'); the levels are {listing or ', '.join(choice.names)}; "
+                         "pass on_mismatch='keep', 'relabel' or 'resample'")
+
+    policy = mismatch_policy(options.on_mismatch, options.level_mode)
+    frame = frame_of(source, options.voxel_size, policy, options.anchor, options.select, refuse)
+    view = open_array(choice.found, context, write=options.mode == "r+",
+                      store_fill=options.store_fill or write.stores_fill(meta))
+    return Opened(path, level_path, choice.name, choice.names, choice.listed, node, meta, frame,
+                   pinned(view, frame.pins), store.is_remote(level_path),
+                   tuple(source.voxel_size[i] for i in source.spatial),
+                   tuple(source.translation[i] for i in source.spatial))
+
+
+def pinned(view: ts.TensorStore, pins: Sequence[tuple[int, int]]) -> ts.TensorStore:
+    """Pin axes to one index each; pinned axes leave the view."""
+    for index, value in sorted(pins, reverse=True):
+        view = view[ts.d[index][value]]
+    return view
+
+
+def checked_padding(value: Padding, dtype: np.dtype) -> Padding:
+    """``value`` when it is "edge" or a value ``dtype`` holds exactly; else ValueError naming both."""
+    if isinstance(value, str) and value != "edge":
+        raise ValueError(f"padding is {value!r}; expected 'edge' or a value of dtype {dtype}")
+    return value if isinstance(value, str) else exact_value("padding", value, dtype)
+
+
+
+
+def metadata(path: PathLike, level: Level = None, units: UnitsArgument = None, open: bool = True, *,
+             metadata_conflicts: str = "error", strict_units: bool = True, context: ts.Context | None = None,
+             retries: Retry | None = None) -> ArrayMeta:
+    """Return what the documents of the array ``path`` (and ``level``) say, in the store's units or in ``units``.
+
+    Parameters
+    ----------
+    path, level
+        An array, or a group and one of its levels (as ``wa.open`` takes them).
+    units
+        The units to convert to (as ``wa.open`` takes them); None keeps the store's own.
+    open
+        Also open the array through tensorstore and take shape and dtype from it; False reads the documents alone.
+    metadata_conflicts, strict_units, context, retries
+        As ``wa.open``.
+
+    Raises
+    ------
+    ValueError
+        On a malformed document (naming its URL, key and value), and on a voxel-size conflict or a level placed
+        otherwise than its group lists it, unless ``metadata_conflicts="warn"``.
+
+    Examples
+    --------
+    >>> _ = wa.create("memory://doc/metadata.zarr/s0", (4, 4), "uint8", 8, 4, axes=("y", "x"), chunks=4)
+    >>> meta = wa.metadata("memory://doc/metadata.zarr/s0")
+    >>> meta.voxel_size, meta.translation, meta.corner, meta.placed_by
+    ((8.0, 8.0), (4.0, 4.0), (0.0, 0.0), 'ome')
+    """
+    one_of("metadata_conflicts", metadata_conflicts, ("error", "warn"))
+    with retry.governing(retries):
+        choice = choose(store.normalize(path), level)
+        meta = parse(source_of(choice.found), metadata_conflicts)
+        check_listing(choice, meta, metadata_conflicts)
+        opened = open_array(choice.found, context) if open else None
+    if opened is not None:
+        meta = dataclasses.replace(meta, shape=tuple(int(n) for n in opened.shape),
+                                   dtype=opened.dtype.numpy_dtype.name)
+    return meta.converted(units, strict_units)
+
+
+def open_tensorstore(path: PathLike, level: Level = None, context: ts.Context | None = None, *,
+                     retries: Retry | None = None) -> ts.TensorStore:
+    """Open the array ``path`` (and ``level``) names as a tensorstore with C-order axes and origin 0.
+
+    Reads no world metadata, so an array with odd placement attributes still opens. N5 and precomputed are
+    transposed to C order; a single-channel precomputed scale is (z, y, x).
+
+    Raises
+    ------
+    FileNotFoundError
+        When nothing is at ``path``.
+    ValueError
+        For a group path without a level, or a level that does not exist.
+
+    Examples
+    --------
+    >>> _ = wa.create("memory://doc/tensorstore.zarr/s0", (2, 3), "uint8", 1, 0.5, axes=("y", "x"), chunks=2)
+    >>> wa.open_tensorstore("memory://doc/tensorstore.zarr", level=0).shape
+    (2, 3)
+    """
+    with retry.governing(retries):
+        return open_array(resolve(store.normalize(path), level), context)

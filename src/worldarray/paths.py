@@ -1,0 +1,164 @@
+"""A path names one directory of one store: a local path, or a file, memory, http(s), s3 or gs URL, in one spelling.
+
+``normalize`` gives that spelling (an absolute posix path for local files; a URL without trailing slash or empty,
+``.`` and ``..`` segments); ``join``, ``parent``, ``basename`` and ``is_root`` walk it without touching the store.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import pathlib
+import re
+from collections.abc import Sequence
+
+__all__ = ["REMOTE_SCHEMES", "basename", "is_remote", "is_root", "join", "normalize", "parent", "scheme", "split", "url"]
+
+_SCHEMES = ("file", "memory", "http", "https", "s3", "gs")
+#: The schemes whose stores are reached over a network.
+REMOTE_SCHEMES = frozenset({"http", "https", "s3", "gs"})
+_SCHEME_PATTERN = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$", re.DOTALL)
+_PRECOMPUTED = "precomputed://"
+
+
+def normalize(path: str | os.PathLike) -> str:
+    """Return the one spelling of a path that the rest of the package uses.
+
+    A local path (no scheme, or ``file://``; relative, ``~`` or absolute) becomes an absolute posix path with
+    no trailing slash; a memory, http, https, s3 or gs URL keeps its scheme and loses its trailing slash and
+    any empty, ``.`` or ``..`` segment; a leading ``precomputed://`` is dropped. Raises ValueError for an
+    unknown scheme, or an s3, gs or http(s) URL with no bucket or host.
+
+    >>> normalize("precomputed://s3://bucket/a//b/")
+    's3://bucket/a/b'
+    """
+    text = os.fspath(path)
+    if not isinstance(text, str):
+        raise TypeError(f"{text!r}: a path is a str or an os.PathLike of str")
+    # a relative local path depends on the working directory, so that is part of the cache key
+    relative = not (text.startswith("/") or "://" in text)
+    return _normalized(text, os.getcwd() if relative else None)
+
+
+@functools.lru_cache(maxsize=4096)
+def _normalized(text: str, cwd: str | None) -> str:
+    while text[: len(_PRECOMPUTED)].lower() == _PRECOMPUTED:
+        text = text[len(_PRECOMPUTED) :]
+    match = _SCHEME_PATTERN.match(text)
+    if match is None:
+        return _local(text)
+    name, rest = match.group(1).lower(), match.group(2)
+    if name == "file":
+        return _local(rest[len("localhost") :] if rest.startswith("localhost/") else rest or "/")
+    if name not in _SCHEMES:
+        known = ", ".join(f"{known}://" for known in _SCHEMES)
+        raise ValueError(f"{text!r}: unknown scheme {name!r}; known schemes are {known} or a path with no scheme")
+    if name == "memory":
+        return "memory://" + "/".join(_clean_segments(rest.split("/")))
+    host, _, key = rest.partition("/")
+    if not host:
+        raise ValueError(f"{text!r}: no {'bucket' if name in ('s3', 'gs') else 'host'} after {name}://")
+    return "/".join([f"{name}://{host}", *_clean_segments(key.split("/"))])
+
+
+def _local(text: str) -> str:
+    absolute = pathlib.PurePath(os.path.abspath(os.path.expanduser(text))).as_posix()
+    return "/" + absolute.lstrip("/") if absolute.startswith("//") else absolute
+
+
+def _clean_segments(parts: Sequence[str]) -> list[str]:
+    segments: list[str] = []
+    for part in parts:
+        if part == "..":
+            del segments[-1:]
+        elif part not in ("", "."):
+            segments.append(part)
+    return segments
+
+
+def scheme(path: str | os.PathLike) -> str:
+    """Return where a path lives: "file", "memory", "http", "https", "s3" or "gs".
+
+    >>> scheme("/tmp/a"), scheme("gs://bucket/a")
+    ('file', 'gs')
+    """
+    match = _SCHEME_PATTERN.match(normalize(path))
+    return "file" if match is None else match.group(1)
+
+
+def is_remote(path: str | os.PathLike) -> bool:
+    """Return True for a path on s3, gs or an http(s) server.
+
+    >>> is_remote("s3://bucket/a"), is_remote("memory://a")
+    (True, False)
+    """
+    return scheme(path) in REMOTE_SCHEMES
+
+
+def split(path: str | os.PathLike) -> tuple[str, list[str]]:
+    """The store root ("/", "memory://", "s3://bucket", "http://host:port") and the segments below it."""
+    normalized = normalize(path)
+    name = scheme(normalized)
+    if name == "file":
+        return "/", [part for part in normalized.split("/") if part]
+    if name == "memory":
+        rest = normalized[len("memory://") :]
+        return "memory://", rest.split("/") if rest else []
+    host, _, key = normalized[len(name) + 3 :].partition("/")
+    return f"{name}://{host}", key.split("/") if key else []
+
+
+def _compose(root: str, segments: Sequence[str]) -> str:
+    if not segments:
+        return root
+    return root + ("" if root.endswith("/") else "/") + "/".join(segments)
+
+
+def join(path: str | os.PathLike, *parts: str) -> str:
+    """Return a path below ``path``; every part is relative (a leading "/" is ignored) and may hold "/".
+
+    >>> join("s3://bucket", "a", "b/c")
+    's3://bucket/a/b/c'
+    """
+    root, segments = split(path)
+    for part in parts:
+        segments.extend(str(part).split("/"))
+    return _compose(root, _clean_segments(segments))
+
+
+def parent(path: str | os.PathLike) -> str | None:
+    """Return the directory holding a path, or None for a store root.
+
+    >>> parent("s3://bucket/a"), parent("s3://bucket")
+    ('s3://bucket', None)
+    """
+    root, segments = split(path)
+    return _compose(root, segments[:-1]) if segments else None
+
+
+def basename(path: str | os.PathLike) -> str:
+    """Return the last segment of a path, "" for a store root.
+
+    >>> basename("http://host:8000/a/s0"), basename("gs://bucket")
+    ('s0', '')
+    """
+    return (split(path)[1] or [""])[-1]
+
+
+def is_root(path: str | os.PathLike) -> bool:
+    """Return True for a store root: "/", "memory://", "s3://bucket", "gs://bucket", "http(s)://host[:port]".
+
+    >>> is_root("s3://bucket"), is_root("/tmp")
+    (True, False)
+    """
+    return parent(path) is None
+
+
+def url(directory: str | os.PathLike, key: str) -> str:
+    """Return a printable URL of a key in a directory, for messages.
+
+    >>> url("s3://bucket/a", "zarr.json")
+    's3://bucket/a/zarr.json'
+    """
+    text = normalize(directory)
+    return text + ("" if text.endswith("/") else "/") + key
