@@ -17,7 +17,8 @@ import worldarray as wa
 from conftest import BUILDERS, GROUP_BUILDERS, arange_values
 
 SHAPE, SIZE, CORNER = (6, 7, 9), (8.0, 4.0, 2.0), (16.0, 8.0, 4.0)
-TRANSLATION = tuple(c + s / 2 for c, s in zip(CORNER, SIZE))  # (20, 10, 5), written out by hand in each way
+# (20, 10, 5), written out by hand in each way
+TRANSLATION = tuple(c + s / 2 for c, s in zip(CORNER, SIZE, strict=True))
 VALUES = arange_values(SHAPE, "uint16")
 NM = ["nm"] * 3
 
@@ -79,7 +80,7 @@ def precomputed(root):
 WAYS = {f.__name__: f for f in (ome_zarr3, ome_zarr2, n5_resolution_offset, n5_funlib_voxel_size_offset, n5_cosem,
                                   precomputed)}
 BOXES = [
-    (CORNER, tuple(c + n * s for c, n, s in zip(CORNER, SHAPE, SIZE))),  # the cube's own extent
+    (CORNER, tuple(c + n * s for c, n, s in zip(CORNER, SHAPE, SIZE, strict=True))),  # the cube's own extent
     ((24.0, 12.0, 6.0), (48.0, 28.0, 20.0)),  # voxel corners: z 1:4, y 1:5, x 1:8
     ((1.0, -3.3, 9.9), (70.7, 20.05, 31.0)),  # aligned to nothing, reaching past the data on z and y
 ]
@@ -131,7 +132,8 @@ def _pyramids(root):
                       for name, _, _, scale, shift in levels]}
     GROUP_BUILDERS["zarr3"](root, {"path": "p.zarr", "attrs": {"ome": {"version": "0.5", "multiscales": [multiscale]}}})
     for name, shape, _, _, _ in levels:
-        BUILDERS["zarr3"](root, {"path": f"p.zarr/{name}", "shape": list(shape), "dtype": "uint16", "chunks": [2, 2, 2]})
+        BUILDERS["zarr3"](root, {"path": f"p.zarr/{name}", "shape": list(shape), "dtype": "uint16",
+                                 "chunks": [2, 2, 2]})
     return root / "p.n5", root / "p.zarr"
 
 
@@ -167,7 +169,8 @@ def test_funlib_voxel_size_and_offset_on_an_n5_array_are_in_c_order(tmp_path):
 def _bigstitcher(root):
     """A BigStitcher-style N5 pyramid: a unitless resolution of 1 (voxels) and downsamplingFactors, x-first."""
     GROUP_BUILDERS["n5"](root, {"path": "bdv.n5", "attrs": {"resolution": [1.0, 1.0, 1.0]}})
-    for name, factors, shape in (("s0", [1, 1, 1], [4, 8, 8]), ("s1", [2, 2, 1], [4, 4, 4]), ("s2", [4, 4, 2], [2, 2, 2])):
+    levels = (("s0", [1, 1, 1], [4, 8, 8]), ("s1", [2, 2, 1], [4, 4, 4]), ("s2", [4, 4, 2], [2, 2, 2]))
+    for name, factors, shape in levels:
         BUILDERS["n5"](root, {"path": f"bdv.n5/{name}", "shape": shape, "dtype": "uint8", "chunks": shape,
                               "attrs": {"downsamplingFactors": factors}})
     return root / "bdv.n5"

@@ -46,7 +46,7 @@ def _make(path: Path, **kwargs) -> wa.WorldArray:
 
 def _units(shape, unit):
     """Every write unit's (begin, end), the last one on each axis clipped to the shape."""
-    ranges = [[(b, min(b + u, n)) for b in range(0, n, u)] for n, u in zip(shape, unit)]
+    ranges = [[(b, min(b + u, n)) for b in range(0, n, u)] for n, u in zip(shape, unit, strict=True)]
     for box in itertools.product(*ranges):
         yield tuple(b for b, _ in box), tuple(e for _, e in box)
 
@@ -75,7 +75,7 @@ def test_write_index_accepts_a_union_of_whole_units(tmp_path):
 ])
 def test_a_misaligned_bound_raises_naming_the_axis_the_bound_and_the_unit(tmp_path, axis, begin, end, bound, unit):
     vol = _make(tmp_path / "g.zarr" / "s0")
-    data = np.zeros(tuple(e - b for b, e in zip(begin, end)), np.uint16)
+    data = np.zeros(tuple(e - b for b, e in zip(begin, end, strict=True)), np.uint16)
     with pytest.raises(ValueError) as raised:
         vol.write_index(begin, end, data)
     message = str(raised.value)
@@ -197,7 +197,7 @@ def test_two_processes_writing_disjoint_units_produce_the_expected_array(tmp_pat
 def _centred_in(begin, end, vol) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The voxels whose centres lie in [begin, end), from the centres themselves."""
     first, last = [], []
-    for b, e, n, s, t in zip(begin, end, vol.shape, vol.voxel_size, vol.translation):
+    for b, e, n, s, t in zip(begin, end, vol.shape, vol.voxel_size, vol.translation, strict=True):
         inside = np.flatnonzero((t + s * np.arange(n) >= b) & (t + s * np.arange(n) < e))
         first.append(int(inside[0]))
         last.append(int(inside[-1]) + 1)
@@ -208,7 +208,7 @@ def test_write_box_writes_the_voxels_whose_centres_lie_in_it(tmp_path):
     vol = _make(tmp_path / "g.zarr" / "s0", voxel_size=(4, 4, 4), translation=(10, 10, 10))
     begin, end = (17.5, 7.9, 29.0), (33.5, 24.0, 64.5)  # no edge on a voxel corner
     first, last = _centred_in(begin, end, vol)
-    data = _values(tuple(e - b for b, e in zip(first, last)))
+    data = _values(tuple(e - b for b, e in zip(first, last, strict=True)))
     vol.write((begin, end), data)
     expected = np.zeros(SHAPE, np.uint16)
     expected[tuple(map(slice, first, last))] = data
@@ -229,7 +229,7 @@ def test_write_box_reaching_outside_the_array_raises(tmp_path, begin, end):
     vol = _make(tmp_path / "g.zarr" / "s0", voxel_size=(4, 4, 4), translation=(10, 10, 10))
     first, last = vol.index_box((begin, end))
     with pytest.raises(ValueError, match="outside"):
-        vol.write((begin, end), np.zeros(tuple(e - b for b, e in zip(first, last)), np.uint16))
+        vol.write((begin, end), np.zeros(tuple(e - b for b, e in zip(first, last, strict=True)), np.uint16))
 
 
 # ---------------------------------------------------------------- write units (Behaviour 16)
@@ -249,7 +249,7 @@ def test_write_shape_is_the_shard_shape_when_sharded(tmp_path):
 def test_chunks_covering_with_write_runs_on_the_write_unit_grid(tmp_path, write, unit):
     vol = _make(tmp_path / "g.zarr" / "s0", chunks=(2, 2, 5), shards=(4, 4, 10))
     begin, end = (3, 1, 9), (5, 9, 14)
-    expected = list(itertools.product(*(range(b // u, -(-e // u)) for b, e, u in zip(begin, end, unit))))
+    expected = list(itertools.product(*(range(b // u, -(-e // u)) for b, e, u in zip(begin, end, unit, strict=True))))
     assert vol.chunks_covering(begin, end, write=write) == expected
 
 
@@ -293,19 +293,20 @@ def test_add_level_places_and_sizes_the_level_from_factors_and_origin(tmp_path, 
     o = (origin,) * 3 if isinstance(origin, int) else origin
     meta = wa.metadata(root / "s1")
     assert meta.voxel_size == pytest.approx([4 * k for k in f], rel=1e-12)
-    assert meta.translation == pytest.approx([2 + 4 * (p + (k - 1) / 2) for k, p in zip(f, o)], rel=1e-12)
-    assert meta.shape == tuple(math.ceil((n - p) / k) for n, k, p in zip(PYRAMID["shape"], f, o))
+    assert meta.translation == pytest.approx([2 + 4 * (p + (k - 1) / 2) for k, p in zip(f, o, strict=True)], rel=1e-12)
+    assert meta.shape == tuple(math.ceil((n - p) / k) for n, k, p in zip(PYRAMID["shape"], f, o, strict=True))
     assert (meta.voxel_size, meta.translation) == wa.level_placement((4, 4, 4), (2, 2, 2), factors, origin)
     assert meta.shape == wa.level_shape(PYRAMID["shape"], factors, origin)
 
 
 def test_add_level_keeps_a_channel_axis_whole(tmp_path):
     root = tmp_path / "g.zarr"
-    _make(root / "s0", shape=(3, 10, 12, 14), axes=("c", "z", "y", "x"), units=["", "nanometer", "nanometer", "nanometer"],
-          chunks=(1, 4, 4, 4))
+    _make(root / "s0", shape=(3, 10, 12, 14), axes=("c", "z", "y", "x"),
+          units=["", "nanometer", "nanometer", "nanometer"], chunks=(1, 4, 4, 4))
     wa.open_pyramid(root, mode="r+").add_level("s1", factors=2, origin=(0, 2, 0))
     meta = wa.metadata(root / "s1")
-    assert (meta.shape, meta.voxel_size, meta.translation) == ((3, 5, 5, 7), (1.0, 8.0, 8.0, 8.0), (0.0, 4.0, 12.0, 4.0))
+    expected = ((3, 5, 5, 7), (1.0, 8.0, 8.0, 8.0), (0.0, 4.0, 12.0, 4.0))
+    assert (meta.shape, meta.voxel_size, meta.translation) == expected
 
 
 def test_add_level_keeps_the_datasets_ordered_finest_to_coarsest(tmp_path):
@@ -322,8 +323,8 @@ def test_add_level_replaces_a_listed_entry_of_the_same_name(tmp_path):
     root = _pyramid(tmp_path)
     group = _read_json(root / "zarr.json")
     datasets = group["attributes"]["ome"]["multiscales"][0]["datasets"]
-    datasets.append({"path": "s1", "coordinateTransformations": [{"type": "scale", "scale": [5.0, 5.0, 5.0]},
-                                                                 {"type": "translation", "translation": [0.0, 0.0, 0.0]}]})
+    stale = [{"type": "scale", "scale": [5.0, 5.0, 5.0]}, {"type": "translation", "translation": [0.0, 0.0, 0.0]}]
+    datasets.append({"path": "s1", "coordinateTransformations": stale})
     (root / "zarr.json").write_text(json.dumps(group), encoding="utf-8")
     wa.open_pyramid(root, mode="r+").add_level("s1", factors=2)
     datasets = _read_json(root / "zarr.json")["attributes"]["ome"]["multiscales"][0]["datasets"]
