@@ -179,9 +179,12 @@ def test_reads_write_nothing_even_when_they_fail(tmp_path):
     wa.metadata(group, level="s0")
     wa.metadata(group, level="s1", open=False, units="micrometer")
     assert wa.open_tensorstore(group, level=0).read().result().sum() == 24
-    failing = (lambda: wa.metadata(group), lambda: wa.detect(tmp_path / "broken"),
-               lambda: wa.metadata(tmp_path / "none"))
-    for call in failing:
-        with pytest.raises((ValueError, FileNotFoundError)):
+    failing = [
+        (lambda: wa.metadata(group), ValueError, "is a group; name a level"),
+        (lambda: wa.detect(tmp_path / "broken"), ValueError, r"broken/\.zarray: not valid JSON"),
+        (lambda: wa.metadata(tmp_path / "none"), FileNotFoundError, "none: no array or group here"),
+    ]
+    for call, error, match in failing:
+        with pytest.raises(error, match=match):
             call()
     assert tree_digest(tmp_path) == before

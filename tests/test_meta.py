@@ -93,7 +93,7 @@ def test_drop_axis_of_a_missing_name_raises_naming_it():
 
 
 def test_drop_axis_of_an_index_out_of_range_raises_naming_it():
-    with pytest.raises(ValueError, match="4"):
+    with pytest.raises(ValueError, match="axis 4 does not exist"):
         czyx_meta().drop_axis(4)
 
 
