@@ -185,10 +185,24 @@ def test_every_case_expects_a_rule_its_format_has():
         assert expect["placed_by"] is None or expect["placed_by"] in rules[expect["format"]], case["name"]
 
 
-def test_every_case_is_well_formed_and_collected():
+#: The tests that read a case's store and check its placement or its refusal against the case's expect.
+METADATA_TESTS = (
+    "test_metadata_places_the_store_as_the_fixture_says",
+    "test_a_conflict_raises_with_or_without_opening",
+)
+
+
+def test_every_case_is_read_by_a_metadata_test_of_this_module(request):
+    # collect this module afresh, so the check holds whatever -k or a node id selected for this run
+    items = request.node.getparent(pytest.Module).collect()
+    read = {name: {item.callspec.id for item in items if item.originalname == name} for name in METADATA_TESTS}
+    assert all(read.values()), f"a metadata test collects no case: {read}"
+    unread = sorted(set(IDS) - set().union(*read.values()))
+    assert not unread, f"no metadata test reads the store of {unread}"
+
+
+def test_every_case_is_well_formed():
     assert len(set(IDS)) == len(IDS), "case names repeat"
-    collected = {case["name"] for case in placed_cases} | {case["name"] for case in raising_cases}
-    assert collected == set(IDS), "a case is collected by no test"
     assert {case["origin"] for case in CASES} == set(ORIGINS), "an origin has no case, or an unknown origin"
     for case in CASES:
         assert re.fullmatch(r"[a-z0-9]+(_[a-z0-9]+)*", case["name"]), case["name"]
