@@ -1,4 +1,7 @@
-"""Convention 8 and the level rule: what a path is, found from its documents alone, and reads that write nothing."""
+"""Convention 8: what a path is, found from its documents alone, and reads that write nothing.
+
+Which array a level= names is test_levels'.
+"""
 
 import hashlib
 import json
@@ -111,7 +114,7 @@ def test_ome_attrs_unwraps_the_ome_object_of_0_5(tmp_path):
     assert node.multiscales == []
 
 
-# ---------------------------------------------------------------- level=
+# ---------------------------------------------------------------- reads write nothing
 
 
 def ome_zarr2_pyramid(root: pathlib.Path) -> pathlib.Path:
@@ -124,49 +127,6 @@ def ome_zarr2_pyramid(root: pathlib.Path) -> pathlib.Path:
     put(group / "s0", ".zarray", ZARRAY)
     put(group / "s1", ".zarray", {**ZARRAY, "shape": [2, 3]})
     return group
-
-
-def test_a_group_path_without_a_level_raises_listing_the_levels_with_their_scales(tmp_path):
-    with pytest.raises(ValueError, match=r"name a level.*s0 \(scale \[4, 4\]\), s1 \(scale \[8, 8\]\)"):
-        wa.metadata(ome_zarr2_pyramid(tmp_path))
-
-
-@pytest.mark.parametrize("level,voxel", [("s1", 8.0), (1, 8.0), (0, 4.0), ("first", 4.0), (-1, 8.0)])
-def test_a_level_is_a_name_or_a_position(tmp_path, level, voxel):
-    assert wa.metadata(ome_zarr2_pyramid(tmp_path), level=level).voxel_size == (voxel, voxel)
-
-
-@pytest.mark.parametrize("level", ["s7", 2])
-def test_a_level_that_does_not_exist_raises_listing_the_levels(tmp_path, level):
-    with pytest.raises(ValueError, match=r"s0 \(scale \[4, 4\]\), s1"):
-        wa.metadata(ome_zarr2_pyramid(tmp_path), level=level)
-
-
-def test_an_array_path_is_that_array_under_first_and_warns_for_another_level(tmp_path):
-    array = ome_zarr2_pyramid(tmp_path) / "s1"
-    assert wa.metadata(array, level="first").voxel_size == (8.0, 8.0)
-    with pytest.warns(UserWarning, match="level='s0' is ignored"):
-        assert wa.metadata(array, level="s0").voxel_size == (8.0, 8.0)
-
-
-def test_a_group_without_multiscales_is_probed_for_s0_s1(tmp_path):
-    for i in range(3):
-        put(tmp_path / "bare.n5" / f"s{i}", "attributes.json", {**N5_ARRAY, "downsamplingFactors": [2**i, 2**i]})
-    assert wa.metadata(tmp_path / "bare.n5", level=-1, open=False).voxel_size == (4.0, 4.0)
-
-
-def test_a_precomputed_scale_is_chosen_by_key_or_position(tmp_path):
-    scale = {k: v for k, v in INFO["scales"][0].items() if k != "chunk_sizes"} | {"chunk_size": [3, 2, 2]}
-    ts.open({"driver": "neuroglancer_precomputed", "kvstore": {"driver": "file", "path": str(tmp_path / "img")},
-             "create": True, "multiscale_metadata": {k: INFO[k] for k in ("type", "data_type", "num_channels")},
-             "scale_metadata": scale}).result()
-    by_key = wa.metadata(tmp_path / "img", level="4_4_4")
-    by_position = wa.metadata(tmp_path / "img", level=0)
-    assert by_key == by_position
-    assert by_key.shape == (2, 4, 6)
-
-
-# ---------------------------------------------------------------- reads write nothing
 
 
 def test_reads_write_nothing_even_when_they_fail(tmp_path):

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import worldarray as wa
-from conftest import BUILDERS, GROUP_BUILDERS, arange_values
+from conftest import BUILDERS, GROUP_BUILDERS, arange_values, bigstitcher_n5
 
 SHAPE, SIZE, CORNER = (6, 7, 9), (8.0, 4.0, 2.0), (16.0, 8.0, 4.0)
 # (20, 10, 5), written out by hand in each way
@@ -166,28 +166,13 @@ def test_funlib_voxel_size_and_offset_on_an_n5_array_are_in_c_order(tmp_path):
     np.testing.assert_array_equal(vol.read_index((0, 0, 0), SHAPE), VALUES)
 
 
-def _bigstitcher(root):
-    """A BigStitcher-style N5 pyramid: a unitless resolution of 1 (voxels) and downsamplingFactors, x-first."""
-    GROUP_BUILDERS["n5"](root, {"path": "bdv.n5", "attrs": {"resolution": [1.0, 1.0, 1.0]}})
-    levels = (("s0", [1, 1, 1], [4, 8, 8]), ("s1", [2, 2, 1], [4, 4, 4]), ("s2", [4, 4, 2], [2, 2, 2]))
-    for name, factors, shape in levels:
-        BUILDERS["n5"](root, {"path": f"bdv.n5/{name}", "shape": shape, "dtype": "uint8", "chunks": shape,
-                              "attrs": {"downsamplingFactors": factors}})
-    return root / "bdv.n5"
-
-
 BASE = {"base_voxel_size": (1.0, 0.4, 0.4), "base_units": "micrometer"}  # level 0 is 1000 x 400 x 400 nm
 
 
 def test_base_voxel_size_rescales_every_level_of_a_bigstitcher_style_n5_pyramid(tmp_path):
-    group = _bigstitcher(tmp_path)
+    group = bigstitcher_n5(tmp_path)
     # factors (1, 2, 2) and (2, 4, 4) in C order; every level's corner at the origin, so translation f / 2 * base
     for level, size in (("s1", (1000, 800, 800)), ("s2", (2000, 1600, 1600))):
         vol = wa.open(group, level=level, **BASE)
         assert vol.voxel_size == pytest.approx(size) and vol.translation == pytest.approx([s / 2 for s in size])
 
-
-def test_base_voxel_size_in_base_units_chooses_the_level_by_voxel_size(tmp_path):
-    # unscaled, the levels are (1, 1, 1), (1, 2, 2), (2, 4, 4) "nm" and floor would pick s2; rescaled, s1 is exact
-    vol = wa.open(_bigstitcher(tmp_path), voxel_size=(1000, 800, 800), **BASE)
-    assert vol.level_name == "s1"

@@ -1,4 +1,7 @@
-"""Pyramids: levels listed, placed from the group document, chosen; and chunk listing by key."""
+"""Pyramids: levels listed and placed from the group document; and chunk listing by key.
+
+Which level Pyramid.select picks is test_levels'.
+"""
 
 import shutil
 
@@ -48,15 +51,6 @@ def test_a_pyramid_opened_by_a_level_path_places_every_level_while_one_array_is_
     assert pyramid.voxel_sizes() == [(4.0,) * 3, (8.0,) * 3, (16.0,) * 3]
     with pytest.raises(FileNotFoundError, match="level 's2' is listed but its array is missing"):
         pyramid.level_meta("s2")
-
-
-def test_choosing_a_level_opens_no_other_level(tmp_path):
-    group = ome_pyramid(tmp_path)
-    (group / "s0" / "zarr.json").write_text("{broken")  # any read of s0's document would fail
-    pyramid = wa.open_pyramid(group)
-    chosen = pyramid.select(10.0)
-    assert (chosen.level_name, chosen.voxel_size) == ("s1", (8.0,) * 3)
-    assert wa.open(group, voxel_size=(16, 16, 16)).level_name == "s2"
 
 
 def test_metas_read_each_level_from_its_documents_in_the_pyramids_units(tmp_path):

@@ -1,7 +1,7 @@
-"""Reads (spec Behaviours 1, 2, 3, 6, 7, 8, 9 and section 5 "Reads:"): clip, read and pad; the centre rule; levels.
+"""Reads (spec Behaviours 1, 2, 3, 6, 7, 8, 9 and section 5 "Reads:"): clip, read and pad; the centre rule; relabel.
 
 Every store is written in tmp_path by conftest's builders and holds ``arange_values``, so numpy slicing and np.pad
-are the oracle for every read.
+are the oracle for every read. Which level a path, level= or voxel_size picks is test_levels'.
 """
 
 from __future__ import annotations
@@ -10,44 +10,17 @@ import concurrent.futures
 import dataclasses
 import math
 import pickle
-import warnings
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 import worldarray as wa
-from conftest import BUILDERS, GROUP_BUILDERS, arange_values
+from conftest import BUILDERS, arange_values, ome_pyramid
 
 SHAPE, SIZE, TRANSLATION = (6, 7, 9), (8.0, 4.0, 2.0), (100.0, 50.0, 31.0)
 VALUES = arange_values(SHAPE, "uint16")
 FINE = 10.48, 3.7  # mesh-n-bone's float-noise grid: voxel size and translation on every axis
-
-
-def _axis_type(name: str) -> str:
-    return {"c": "channel", "t": "time"}.get(name, "space")
-
-
-def ome_pyramid(root, path, levels, fmt="zarr3", axes=("z", "y", "x"), units=None, dtype="uint16") -> str:
-    """An OME group (0.5 in zarr v3, 0.4 in zarr v2) with one arange array per (name, shape, scale, translation)."""
-    units = units or ["nanometer" if _axis_type(a) == "space" else "" for a in axes]
-    multiscale = {
-        "axes": [{"name": a, "type": _axis_type(a), **({"unit": u} if u else {})}
-                 for a, u in zip(axes, units, strict=True)],
-        "datasets": [{"path": name, "coordinateTransformations": [
-            {"type": "scale", "scale": list(scale)}, {"type": "translation", "translation": list(shift)}]}
-            for name, _, scale, shift in levels],
-    }
-    attrs = ({"ome": {"version": "0.5", "multiscales": [multiscale]}} if fmt == "zarr3"
-             else {"multiscales": [{"version": "0.4", **multiscale}]})
-    GROUP_BUILDERS[fmt](root, {"path": path, "attrs": attrs})
-    for name, shape, _, _ in levels:
-        array = {"path": f"{path}/{name}", "shape": list(shape), "dtype": dtype,
-                 "chunks": [max(1, n // 2) for n in shape]}
-        if fmt == "zarr3":
-            array["document"] = {"dimension_names": list(axes)}
-        BUILDERS[fmt](root, array)
-    return str(root / path)
 
 
 def padded(values, begin, end, **pad):
@@ -71,14 +44,6 @@ def cube(grids):
     return grids["cube"]
 
 
-@pytest.fixture(scope="module")
-def pyramid(tmp_path_factory):
-    levels = [("s0", (8, 12, 12), (8, 4, 4), (4, 2, 2)), ("s1", (8, 6, 6), (8, 8, 8), (4, 4, 4)),
-              ("s2", (4, 3, 3), (16, 16, 16), (8, 8, 8))]
-    return ome_pyramid(tmp_path_factory.mktemp("pyramid"), "pyr.zarr", levels)
-
-
-LEVELS = [("s0", (8, 4, 4)), ("s1", (8, 8, 8)), ("s2", (16, 16, 16))]
 boxes = st.tuples(*[st.integers(-4, n + 3) for n in SHAPE], *[st.integers(0, 8)] * 3).map(
     lambda v: (v[:3], tuple(b + m for b, m in zip(v[:3], v[3:], strict=True))))
 
@@ -242,73 +207,7 @@ def test_a_malformed_box_raises_naming_the_argument(cube, begin, end):
         cube.read_index(begin, end)
 
 
-# ---------------------------------------------------------------- Behaviour 3: levels
-
-
-@pytest.mark.parametrize("mode,target,expected", [
-    ("floor", (8, 8, 8), "s1"), ("floor", (10, 10, 10), "s1"), ("floor", (6, 6, 6), "s0"),
-    ("floor", (99, 99, 99), "s2"),
-    ("finer", (10, 10, 10), "s1"), ("exact", (16, 16, 16), "s2"), ("nearest", (12, 12, 12), "s2"),
-    ("nearest", (6, 6, 6), "s1"), ("resample", (10, 10, 10), "s1"),
-])
-def test_select_level_and_open_pick_the_level_the_mode_names(pyramid, mode, target, expected):
-    assert wa.select_level(LEVELS, target, mode)[0] == expected
-    vol = wa.open(pyramid, voxel_size=target, level_mode=mode, on_mismatch="keep")
-    assert vol.level_name == expected and vol.level_path == f"{pyramid}/{expected}"
-
-
-@pytest.mark.parametrize("mode,target", [("finer", (6, 6, 6)), ("exact", (10, 10, 10))])
-def test_finer_and_exact_raise_listing_the_levels_instead_of_falling_back(pyramid, mode, target):
-    with pytest.raises(ValueError, match="s0.*s1.*s2"):
-        wa.select_level(LEVELS, target, mode)
-    with pytest.raises(ValueError, match="s0.*s1.*s2"):
-        wa.open(pyramid, voxel_size=target, level_mode=mode, on_mismatch="keep")
-
-
-def test_nearest_takes_the_finer_level_on_a_tie():
-    assert wa.select_level([("a", (4.0,)), ("b", (16.0,))], (8.0,), "nearest")[0] == "a"
-
-
-def test_voxel_sizes_compare_with_rtol_1e_6_so_10_48_is_not_10(grids):
-    levels = [("ten", (10.0,) * 3), ("fine", (10.48,) * 3)]
-    assert wa.select_level(levels, 10.48 * (1 + 1e-7), "exact")[0] == "fine"
-    assert wa.select_level(levels, 10, "exact")[0] == "ten"
-    with pytest.raises(ValueError, match="10.48"):
-        wa.select_level(levels[1:], 10, "exact")
-    path = grids["fine"].level_path
-    assert wa.open(path, voxel_size=10.48 * (1 + 1e-7)).voxel_size == (10.48,) * 3
-    with pytest.raises(ValueError, match="10.48"):
-        wa.open(path, voxel_size=10)
-
-
-@pytest.mark.parametrize("level", [None, "s7"], ids=["no-level", "missing-name"])
-def test_a_group_path_without_a_level_or_with_a_missing_one_raises_listing_the_levels(pyramid, level):
-    with pytest.raises(ValueError, match="s0.*s1.*s2"):
-        wa.open(pyramid, level=level)
-
-
-@pytest.mark.parametrize("level,expected", [(0, "s0"), ("first", "s0"), (1, "s1"), (2, "s2"), ("s1", "s1")])
-def test_a_level_is_a_name_or_a_position_with_first_the_first_listed(pyramid, level, expected):
-    vol = wa.open(pyramid, level=level)
-    assert vol.level_name == expected and vol.level_path == f"{pyramid}/{expected}"
-    np.testing.assert_array_equal(vol.read_index((0, 0, 0), vol.shape), arange_values(vol.shape, "uint16"))
-
-
-def test_an_array_path_is_that_array_silently_under_first_and_0_and_warns_for_another_level(pyramid):
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert {wa.open(pyramid + "/s1", level=level).level_path for level in (0, "first")} == {pyramid + "/s1"}
-    with pytest.warns(UserWarning, match="ignored"):
-        assert wa.open(pyramid + "/s1", level="s2").level_path == pyramid + "/s1"
-
-
-def test_an_array_path_is_kept_under_voxel_size_and_never_hops_to_a_sibling(pyramid):
-    with pytest.raises(ValueError, match="on_mismatch"):
-        wa.open(pyramid + "/s0", voxel_size=(8, 8, 8))
-    kept = wa.open(pyramid + "/s0", voxel_size=(8, 8, 8), on_mismatch="keep")
-    assert kept.level_path == pyramid + "/s0" and kept.voxel_size == (8, 4, 4)
-    relabelled = wa.open(pyramid + "/s0", voxel_size=(8, 8, 8), on_mismatch="relabel")
-    assert relabelled.level_path == pyramid + "/s0" and relabelled.shape == (8, 12, 12)
+# ---------------------------------------------------------------- Behaviour 3: relabel
 
 
 def test_relabel_scales_translation_and_corner_by_the_ratio_and_reports_the_source(grids):
@@ -321,44 +220,6 @@ def test_relabel_scales_translation_and_corner_by_the_ratio_and_reports_the_sour
     assert vol.source_voxel_size == SIZE and vol.source_translation == pytest.approx(TRANSLATION)
     box = wa.Box.from_index((1, 1, 1), (3, 4, 5), vol.voxel_size, vol.translation)
     np.testing.assert_array_equal(vol.read(box), VALUES[1:3, 1:4, 1:5])
-
-
-def test_a_document_less_n5_group_is_probed_through_s0(tmp_path):
-    for name, shape, resolution in (("s0", [4, 6, 8], [2, 4, 8]), ("s1", [2, 3, 4], [4, 8, 16])):
-        BUILDERS["n5"](tmp_path, {"path": f"vol.n5/{name}", "shape": shape, "dtype": "uint8", "chunks": [2, 3, 4],
-                                  "attrs": {"resolution": resolution, "units": ["nm"] * 3}})
-    assert not (tmp_path / "vol.n5" / "attributes.json").exists()
-    with pytest.raises(ValueError, match="s0.*s1"):
-        wa.open(tmp_path / "vol.n5")
-    vol = wa.open(tmp_path / "vol.n5", level=1)
-    assert (vol.level_name, vol.voxel_size, vol.levels) == ("s1", (16, 8, 4), ("s0", "s1"))
-    assert wa.open(tmp_path / "vol.n5", voxel_size=(16, 8, 4)).level_name == "s1"
-    np.testing.assert_array_equal(vol.read_index((0, 0, 0), (2, 3, 4)), arange_values((2, 3, 4), "uint8"))
-
-
-def test_a_precomputed_path_naming_a_scale_is_kept_under_level_first(tmp_path):
-    scales = [{"key": key, "size": size, "resolution": [r] * 3, "voxel_offset": [0, 0, 0],
-               "chunk_sizes": [[4, 3, 2]], "encoding": "raw"}
-              for key, size, r in (("s0", [8, 6, 4], 4), ("s1", [4, 3, 2], 8))]
-    info = {"@type": "neuroglancer_multiscale_volume", "type": "image", "data_type": "uint8", "num_channels": 1,
-            "scales": scales}
-    BUILDERS["precomputed"](tmp_path, {"path": "vol", "info": info})
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        vol = wa.open(tmp_path / "vol" / "s1", level="first")
-    assert (vol.level_name, vol.voxel_size, vol.shape) == ("s1", (8, 8, 8), (2, 3, 4))
-    np.testing.assert_array_equal(vol.read_index((0, 0, 0), (2, 3, 4)), arange_values((2, 3, 4), "uint8"))
-
-
-def test_a_pyramid_chooses_a_level_from_the_group_document_without_opening_the_others(tmp_path):
-    levels = [("s0", (8, 12, 12), (8, 4, 4), (4, 2, 2)), ("s1", (8, 6, 6), (8, 8, 8), (4, 4, 4)),
-              ("s2", (4, 3, 3), (16, 16, 16), (8, 8, 8))]
-    path = ome_pyramid(tmp_path, "pyr.zarr", levels, fmt="zarr2")
-    for name in ("s0", "s2"):
-        (tmp_path / "pyr.zarr" / name / ".zarray").write_text("{ not json")
-    vol = wa.open(path, voxel_size=(10, 10, 10), on_mismatch="keep")
-    assert (vol.level_name, vol.voxel_size) == ("s1", (8, 8, 8))
-    np.testing.assert_array_equal(vol.read(vol.box), arange_values((8, 6, 6), "uint16"))
 
 
 # ---------------------------------------------------------------- Behaviour 9: non-spatial axes
