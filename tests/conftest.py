@@ -141,6 +141,42 @@ BUILDERS = {
 GROUP_BUILDERS = {"zarr2": build_zarr2_group, "zarr3": build_zarr3_group, "n5": build_n5_group}
 
 
+def _axis_type(name: str) -> str:
+    return {"c": "channel", "t": "time"}.get(name, "space")
+
+
+def ome_pyramid(root, path, levels, fmt="zarr3", axes=("z", "y", "x"), units=None, dtype="uint16") -> str:
+    """An OME group (0.5 in zarr v3, 0.4 in zarr v2) with one arange array per (name, shape, scale, translation)."""
+    units = units or ["nanometer" if _axis_type(a) == "space" else "" for a in axes]
+    multiscale = {
+        "axes": [{"name": a, "type": _axis_type(a), **({"unit": u} if u else {})}
+                 for a, u in zip(axes, units, strict=True)],
+        "datasets": [{"path": name, "coordinateTransformations": [
+            {"type": "scale", "scale": list(scale)}, {"type": "translation", "translation": list(shift)}]}
+            for name, _, scale, shift in levels],
+    }
+    attrs = ({"ome": {"version": "0.5", "multiscales": [multiscale]}} if fmt == "zarr3"
+             else {"multiscales": [{"version": "0.4", **multiscale}]})
+    GROUP_BUILDERS[fmt](root, {"path": path, "attrs": attrs})
+    for name, shape, _, _ in levels:
+        array = {"path": f"{path}/{name}", "shape": list(shape), "dtype": dtype,
+                 "chunks": [max(1, n // 2) for n in shape]}
+        if fmt == "zarr3":
+            array["document"] = {"dimension_names": list(axes)}
+        BUILDERS[fmt](root, array)
+    return str(root / path)
+
+
+def bigstitcher_n5(root: Path) -> Path:
+    """A BigStitcher-style N5 pyramid: a unitless resolution of 1 (voxels) and downsamplingFactors, x-first."""
+    GROUP_BUILDERS["n5"](root, {"path": "bdv.n5", "attrs": {"resolution": [1.0, 1.0, 1.0]}})
+    levels = (("s0", [1, 1, 1], [4, 8, 8]), ("s1", [2, 2, 1], [4, 4, 4]), ("s2", [4, 4, 2], [2, 2, 2]))
+    for name, factors, shape in levels:
+        BUILDERS["n5"](root, {"path": f"bdv.n5/{name}", "shape": shape, "dtype": "uint8", "chunks": shape,
+                              "attrs": {"downsamplingFactors": factors}})
+    return root / "bdv.n5"
+
+
 def build_store(root: Path, case: dict) -> Path:
     """Write a case's groups, arrays and precomputed volumes under root; return root."""
     store = case["store"]

@@ -9,8 +9,6 @@ about a case lives here. The self-checks at the end fail when a case, a format o
 from __future__ import annotations
 
 import builtins
-import contextlib
-import json
 import re
 import warnings
 from pathlib import Path
@@ -20,91 +18,47 @@ import pytest
 
 import worldarray as wa
 from conftest import BUILDERS, GROUP_BUILDERS, arange_values
+from metadata_cases import CASES, assert_floats, assert_placement, parametrize_cases, warning_rule
 
-FIXTURE = Path(__file__).parent / "fixtures" / "metadata.json"
-CASES = json.loads(FIXTURE.read_text(encoding="utf-8"))["cases"]
 IDS = [case["name"] for case in CASES]
 FORMATS = ("zarr2", "zarr3", "n5", "precomputed")
 ORIGINS = ("chunkmirage", "chunkmirage-addition", "trial", "units", "offset-pair", "conflict", "edge")
 EXPECT_KEYS = ("format", "shape", "dtype", "warns", "raises")
 PLACEMENT_KEYS = ("axes", "axes_named", "units", "voxel_size", "translation", "placed_by")
-RTOL = 1e-9
 
 placed_cases = [case for case in CASES if not case["expect"]["raises"]]
 raising_cases = [case for case in CASES if case["expect"]["raises"]]
 converted_cases = [case for case in CASES if "in_units" in case["expect"]]
 
 
-def _parametrize(cases):
-    return pytest.mark.parametrize("case", cases, ids=[case["name"] for case in cases])
-
-
 def _target(root: Path, case: dict) -> tuple[str, object]:
     return str(root / case["open"]["path"]), case["open"]["level"]
 
 
-@contextlib.contextmanager
-def _warning_rule(expect: dict, first: bool):
-    """The first call of a warning case warns exactly once; any call of a silent case must not warn at all.
-
-    A later call on the same path may or may not repeat a warning (the spec says once per array), so it is
-    neither required nor refused there.
-    """
-    if expect["warns"] and first:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", wa.MetadataWarning)
-            yield
-        ours = [w for w in caught if issubclass(w.category, wa.MetadataWarning)]
-        messages = [str(w.message) for w in ours]
-        assert len(ours) == 1, f"expected one MetadataWarning, got {messages}"
-        assert expect["warns"] in messages[0], f"{expect['warns']!r} not in {messages[0]!r}"
-    else:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore" if expect["warns"] else "error", wa.MetadataWarning)
-            yield
-
-
 def _metadata(root: Path, case: dict, *, from_store: bool = True, first: bool = True):
     path, level = _target(root, case)
-    with _warning_rule(case["expect"], first):
+    with warning_rule(case["expect"], first):
         return wa.metadata(path, level=level, units=case["open"]["units"], open=from_store)
 
 
-def _assert_floats(got, want, what: str) -> None:
-    assert len(got) == len(want), f"{what}: {got} has {len(got)} entries, expected {len(want)}"
-    np.testing.assert_allclose(np.asarray(got, dtype=float), np.asarray(want, dtype=float), rtol=RTOL, atol=0,
-                               err_msg=what)
-
-
-def _assert_placement(meta, expect: dict) -> None:
-    assert tuple(meta.shape) == tuple(expect["shape"])
-    assert meta.dtype == expect["dtype"]
-    assert meta.format == expect["format"]
-    assert tuple(meta.axes) == tuple(expect["axes"])
-    assert meta.axes_named is expect["axes_named"]
-    assert tuple(meta.units) == tuple(expect["units"])
-    assert meta.placed_by == expect["placed_by"]
-    _assert_floats(meta.voxel_size, expect["voxel_size"], "voxel_size")
-    _assert_floats(meta.translation, expect["translation"], "translation")
-    if "chunk_shape" in expect:
-        assert tuple(meta.chunk_shape) == tuple(expect["chunk_shape"])
-
-
-@_parametrize(placed_cases)
+@parametrize_cases(placed_cases)
 def test_metadata_places_the_store_as_the_fixture_says(case, build_case):
     meta = _metadata(build_case(case), case)
-    _assert_placement(meta, case["expect"])
+    assert_placement(meta, case["expect"])
 
 
-@_parametrize(placed_cases)
+@parametrize_cases(placed_cases)
 def test_corner_is_half_a_voxel_below_the_translation(case, build_case):
     meta = _metadata(build_case(case), case)
     spatial = list(meta.spatial)
     want = np.asarray(meta.translation)[spatial] - np.asarray(meta.voxel_size)[spatial] / 2
-    _assert_floats(np.asarray(meta.corner)[spatial], want, "corner on the spatial axes")
+    assert_floats(np.asarray(meta.corner)[spatial], want, "corner on the spatial axes")
 
 
-@_parametrize([case for case in placed_cases if case["expect"]["attrs_kept"] or case["expect"]["group_attrs_kept"]])
+kept_cases = [case for case in placed_cases if case["expect"]["attrs_kept"] or case["expect"]["group_attrs_kept"]]
+
+
+@parametrize_cases(kept_cases)
 def test_raw_attributes_stay_available(case, build_case):
     meta = _metadata(build_case(case), case)
     for key in case["expect"]["attrs_kept"]:
@@ -113,16 +67,16 @@ def test_raw_attributes_stay_available(case, build_case):
         assert key in meta.group_attrs, f"{key!r} missing from group_attrs {sorted(meta.group_attrs)}"
 
 
-@_parametrize(placed_cases)
+@parametrize_cases(placed_cases)
 def test_documents_alone_give_the_same_placement(case, build_case):
     root = build_case(case)
     opened = _metadata(root, case, from_store=True)
     documents = _metadata(root, case, from_store=False, first=False)
-    _assert_placement(documents, case["expect"])
+    assert_placement(documents, case["expect"])
     assert (documents.path, documents.format) == (opened.path, opened.format)
 
 
-@_parametrize(raising_cases)
+@parametrize_cases(raising_cases)
 def test_a_conflict_raises_with_or_without_opening(case, build_case):
     root = build_case(case)
     raises = case["expect"]["raises"]
@@ -131,21 +85,23 @@ def test_a_conflict_raises_with_or_without_opening(case, build_case):
             _metadata(root, case, from_store=from_store, first=False)
 
 
-@_parametrize(converted_cases)
+@parametrize_cases(converted_cases)
 def test_in_units_converts_as_the_fixture_says(case, build_case):
     meta = _metadata(build_case(case), case)
     conversion = case["expect"]["in_units"]
     if "raises" in conversion:
-        with pytest.raises(getattr(builtins, conversion["raises"])):
+        # the message names the stored unit the table does not know
+        stored = "|".join(re.escape(repr(unit)) for unit in set(case["expect"]["units"]) if unit)
+        with pytest.raises(getattr(builtins, conversion["raises"]), match=rf"has unit ({stored})"):
             meta.in_units(space=conversion["space"])
         return
-    with _warning_rule({"warns": conversion.get("warns")}, first=True):
+    with warning_rule({"warns": conversion.get("warns")}, first=True):
         converted = meta.in_units(space=conversion["space"])
-    _assert_floats(converted.voxel_size, conversion["voxel_size"], "voxel_size")
-    _assert_floats(converted.translation, conversion["translation"], "translation")
+    assert_floats(converted.voxel_size, conversion["voxel_size"], "voxel_size")
+    assert_floats(converted.translation, conversion["translation"], "translation")
 
 
-@_parametrize(CASES)
+@parametrize_cases(CASES)
 def test_open_tensorstore_reads_the_stored_values_from_origin_zero(case, build_case):
     path, level = _target(build_case(case), case)
     expect = case["expect"]
@@ -183,10 +139,24 @@ def test_every_case_expects_a_rule_its_format_has():
         assert expect["placed_by"] is None or expect["placed_by"] in rules[expect["format"]], case["name"]
 
 
-def test_every_case_is_well_formed_and_collected():
+#: The tests that read a case's store and check its placement or its refusal against the case's expect.
+METADATA_TESTS = (
+    "test_metadata_places_the_store_as_the_fixture_says",
+    "test_a_conflict_raises_with_or_without_opening",
+)
+
+
+def test_every_case_is_read_by_a_metadata_test_of_this_module(request):
+    # collect this module afresh, so the check holds whatever -k or a node id selected for this run
+    items = request.node.getparent(pytest.Module).collect()
+    read = {name: {item.callspec.id for item in items if item.originalname == name} for name in METADATA_TESTS}
+    assert all(read.values()), f"a metadata test collects no case: {read}"
+    unread = sorted(set(IDS) - set().union(*read.values()))
+    assert not unread, f"no metadata test reads the store of {unread}"
+
+
+def test_every_case_is_well_formed():
     assert len(set(IDS)) == len(IDS), "case names repeat"
-    collected = {case["name"] for case in placed_cases} | {case["name"] for case in raising_cases}
-    assert collected == set(IDS), "a case is collected by no test"
     assert {case["origin"] for case in CASES} == set(ORIGINS), "an origin has no case, or an unknown origin"
     for case in CASES:
         assert re.fullmatch(r"[a-z0-9]+(_[a-z0-9]+)*", case["name"]), case["name"]

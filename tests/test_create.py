@@ -93,16 +93,16 @@ def test_format_decides_only_when_no_group_document_exists(tmp_path, fmt, docume
     assert (tmp_path / "g.zarr" / "s0" / document).exists()
 
 
-@pytest.mark.parametrize("builder, fmt", [(_v3_group, "zarr2"), (_v2_group, "zarr3")])
-def test_a_format_that_contradicts_the_group_raises(tmp_path, builder, fmt):
+@pytest.mark.parametrize("builder, group, fmt", [(_v3_group, "zarr3", "zarr2"), (_v2_group, "zarr2", "zarr3")])
+def test_a_format_that_contradicts_the_group_raises(tmp_path, builder, group, fmt):
     builder(tmp_path / "g.zarr", {})
-    with pytest.raises(ValueError, match="format"):
+    with pytest.raises(ValueError, match=rf"format is '{fmt}'; the group .*g\.zarr .*is {group}"):
         _make(tmp_path / "g.zarr" / "s0", format=fmt)
 
 
 def test_a_format_that_contradicts_the_nearest_existing_ancestor_raises(tmp_path):
     _v2_group(tmp_path / "c.zarr", {})
-    with pytest.raises(ValueError, match="format"):
+    with pytest.raises(ValueError, match=r"format is 'zarr3'; .*nearest existing ancestor\) is zarr2"):
         _make(tmp_path / "c.zarr" / "a" / "img" / "s0", format="zarr3")
 
 
@@ -129,18 +129,18 @@ def test_bare_group_documents_are_written_down_from_the_zarr_directory(tmp_path)
 
 
 def test_chunks_are_required(tmp_path):
-    with pytest.raises(ValueError, match="chunks"):
+    with pytest.raises(ValueError, match="chunks is required"):
         _make(tmp_path / "g.zarr" / "s0", chunks=None)
 
 
 def test_shards_that_are_not_a_whole_number_of_chunks_raise(tmp_path):
-    with pytest.raises(ValueError, match="shards"):
+    with pytest.raises(ValueError, match=r"shards is \(4, 5, 4\); expected a whole number of chunks"):
         _make(tmp_path / "g.zarr" / "s0", chunks=(2, 2, 2), shards=(4, 5, 4))
 
 
 def test_shards_in_a_zarr2_group_raise(tmp_path):
     _v2_group(tmp_path / "g.zarr", {})
-    with pytest.raises(ValueError, match="shards"):
+    with pytest.raises(ValueError, match=r"shards is \(4, 4, 4\); .* sharding is zarr v3 only"):
         _make(tmp_path / "g.zarr" / "s0", chunks=(2, 2, 2), shards=(4, 4, 4))
 
 
@@ -171,14 +171,15 @@ def test_codecs_of_returns_the_inner_codecs_and_the_shards(tmp_path):
 
 def test_an_existing_path_raises_file_exists_error(tmp_path):
     _make(tmp_path / "g.zarr" / "s0")
-    with pytest.raises(FileExistsError):
+    with pytest.raises(FileExistsError, match=r"s0: something is already there \(zarr3 array\)"):
         _make(tmp_path / "g.zarr" / "s0")
 
 
 @pytest.mark.parametrize("exists", ["error", "adopt"])
 def test_a_path_holding_a_group_raises_file_exists_error(tmp_path, exists):
     _v3_group(tmp_path / "g.zarr" / "s0", {"mine": 1})
-    with pytest.raises(FileExistsError):
+    # exists="error" refuses anything there; exists="adopt" refuses a group: both messages name what is there
+    with pytest.raises(FileExistsError, match="zarr3 group"):
         _make(tmp_path / "g.zarr" / "s0", exists=exists)
 
 
@@ -193,6 +194,9 @@ def test_adopt_opens_an_identical_array_for_writing(tmp_path):
     assert (tmp_path / "g.zarr" / "s0" / "zarr.json").read_bytes() == document
 
 
+ADOPT_REFUSED = r"exists='adopt' found an array that differs from the one asked for"
+
+
 def _mentions(message: str, field: str, found, wanted) -> bool:
     pattern = rf"{re.escape(field)}[^;]*?{re.escape(str(found))}[^;]*?{re.escape(str(wanted))}"
     return re.search(pattern, message) is not None
@@ -200,7 +204,7 @@ def _mentions(message: str, field: str, found, wanted) -> bool:
 
 def test_adopt_lists_every_difference_with_the_value_found_and_wanted(tmp_path):
     _make(tmp_path / "g.zarr" / "s0", chunks=(2, 2, 2), shards=(4, 4, 4))
-    with pytest.raises(ValueError) as raised:
+    with pytest.raises(ValueError, match=ADOPT_REFUSED) as raised:
         _make(tmp_path / "g.zarr" / "s0", shape=(10, 12, 16), dtype="uint16", voxel_size=(8, 8, 8),
               translation=(3, 3, 3), chunks=(4, 4, 4), exists="adopt")
     message = str(raised.value)
@@ -215,7 +219,7 @@ def test_adopt_lists_every_difference_with_the_value_found_and_wanted(tmp_path):
 @pytest.mark.parametrize("fmt", ["zarr3", "zarr2"])
 def test_adopt_compares_each_given_attrs_key(tmp_path, fmt):
     _make(tmp_path / "g.zarr" / "s0", format=fmt, attrs={"a": 1, "b": [1, 2]})
-    with pytest.raises(ValueError) as raised:
+    with pytest.raises(ValueError, match=ADOPT_REFUSED) as raised:
         _make(tmp_path / "g.zarr" / "s0", format=fmt, attrs={"a": 5, "c": "new"}, exists="adopt")
     message = str(raised.value)
     assert "'a'" in message and "1" in message and "5" in message, message
@@ -271,7 +275,8 @@ def test_group_attrs_are_merged_into_the_groups_own(tmp_path):
     _make(tmp_path / "g.zarr" / "s1", voxel_size=(8, 8, 8), translation=(6, 6, 6), group_attrs={"y0": 0, "new": [1]})
     after = _group_attrs(tmp_path / "g.zarr")
     assert after["new"] == [1]
-    assert {k: v for k, v in after.items() if k not in ("new", "ome")} == {k: v for k, v in before.items() if k != "ome"}
+    kept = {k: v for k, v in before.items() if k != "ome"}
+    assert {k: v for k, v in after.items() if k not in ("new", "ome")} == kept
 
 
 def test_create_replaces_a_listed_entry_of_the_same_name(tmp_path):
@@ -343,7 +348,7 @@ def test_a_lost_creation_race_adopts_the_identical_array_that_won(tmp_path, lost
 def test_a_lost_creation_race_with_a_different_array_raises_listing_the_difference(tmp_path, lost_race):
     _make(tmp_path / "g.zarr" / "s0", shape=(10, 12, 15))
     lost_race(tmp_path / "g.zarr" / "s0")
-    with pytest.raises(ValueError) as raised:
+    with pytest.raises(ValueError, match=ADOPT_REFUSED) as raised:
         _make(tmp_path / "g.zarr" / "s0")
     assert _mentions(str(raised.value), "shape", (10, 12, 15), SHAPE), str(raised.value)
 
@@ -394,22 +399,30 @@ def test_adopting_in_another_unit_leaves_the_levels_placement_as_it_was(tmp_path
 # ---------------------------------------------------------------- a refused create changes nothing
 
 
+#: case -> (create's arguments, the error, what its message names)
 REFUSED = {
-    "existing path": (dict(), FileExistsError),
-    "contradicting format": (dict(path="g.zarr/s1", format="zarr2"), ValueError),
-    "missing chunks": (dict(path="g.zarr/s1", chunks=None), ValueError),
-    "shards not whole chunks": (dict(path="g.zarr/s1", chunks=(2, 2, 2), shards=(3, 4, 4)), ValueError),
-    "unknown codec name": (dict(path="g.zarr/s1", codecs="lz5"), ValueError),
-    "unknown codec in a codecs list": (dict(path="g.zarr/s1", codecs=[{"name": "lz5"}]), ValueError),
-    "a zarr2 compressor for a zarr3 group": (dict(path="g.zarr/s1", codecs={"id": "zstd", "level": 3}), ValueError),
+    "existing path": (dict(), FileExistsError, "something is already there"),
+    "contradicting format": (dict(path="g.zarr/s1", format="zarr2"), ValueError, "format is 'zarr2'"),
+    "missing chunks": (dict(path="g.zarr/s1", chunks=None), ValueError, "chunks is required"),
+    "shards not whole chunks": (dict(path="g.zarr/s1", chunks=(2, 2, 2), shards=(3, 4, 4)), ValueError,
+                                r"shards is \(3, 4, 4\)"),
+    "unknown codec name": (dict(path="g.zarr/s1", codecs="lz5"), ValueError, "codecs is 'lz5'"),
+    "unknown codec in a codecs list": (dict(path="g.zarr/s1", codecs=[{"name": "lz5"}]), ValueError,
+                                       "tensorstore refuses the array's metadata: .*lz5"),
+    "a zarr2 compressor for a zarr3 group": (dict(path="g.zarr/s1", codecs={"id": "zstd", "level": 3}), ValueError,
+                                             "a zarr v2 compressor; a zarr v3 array takes a codecs list"),
     "unknown zarr2 compressor in a new container": (dict(path="new.zarr/s0", format="zarr2", codecs={"id": "lz5"}),
-                                                    ValueError),
-    "zero voxel size": (dict(path="g.zarr/s1", voxel_size=(0, 4, 4)), ValueError),
-    "negative voxel size": (dict(path="g.zarr/s1", voxel_size=(4, -4, 4)), ValueError),
-    "not a dtype": (dict(path="g.zarr/s1", dtype="notatype"), ValueError),
-    "adopt of a different array": (dict(dtype="uint16", exists="adopt"), ValueError),
-    "a fill value the dtype cannot hold": (dict(path="g.zarr/s1", fill_value=300), ValueError),
-    "group_attrs rewriting a foreign key": (dict(path="g.zarr/s1", group_attrs={"y1": 64}), ValueError),
+                                                    ValueError, "tensorstore refuses the array's metadata: .*lz5"),
+    "zero voxel size": (dict(path="g.zarr/s1", voxel_size=(0, 4, 4)), ValueError, r"voxel_size is \(0, 4, 4\)"),
+    "negative voxel size": (dict(path="g.zarr/s1", voxel_size=(4, -4, 4)), ValueError,
+                            r"voxel_size is \(4, -4, 4\)"),
+    "not a dtype": (dict(path="g.zarr/s1", dtype="notatype"), ValueError, "dtype is 'notatype'"),
+    "adopt of a different array": (dict(dtype="uint16", exists="adopt"), ValueError,
+                                   "dtype: found uint8, wanted uint16"),
+    "a fill value the dtype cannot hold": (dict(path="g.zarr/s1", fill_value=300), ValueError,
+                                           "fill_value is 300, which dtype uint8 cannot hold"),
+    "group_attrs rewriting a foreign key": (dict(path="g.zarr/s1", group_attrs={"y1": 64}), ValueError,
+                                            "group_attrs 'y1' is 64; the group already holds 128"),
 }
 
 
@@ -419,7 +432,8 @@ def test_a_refused_create_changes_nothing_in_the_store(tmp_path, case):
     _foreign_v3(root)
     _make(root / "s0").write_index((0, 0, 0), CHUNKS, np.ones(CHUNKS, np.uint8))
     before = _tree(tmp_path)
-    kwargs, error = dict(REFUSED[case][0]), REFUSED[case][1]
-    with pytest.raises(error):
+    kwargs, error, match = REFUSED[case]
+    kwargs = dict(kwargs)
+    with pytest.raises(error, match=match):
         _make(tmp_path / kwargs.pop("path", "g.zarr/s0"), **kwargs)
     assert _tree(tmp_path) == before

@@ -1,4 +1,7 @@
-"""Convention 8 and the level rule: what a path is, found from its documents alone, and reads that write nothing."""
+"""Convention 8: what a path is, found from its documents alone, and reads that write nothing.
+
+Which array a level= names is test_levels'.
+"""
 
 import hashlib
 import json
@@ -17,8 +20,10 @@ ZARR3_ARRAY = {"zarr_format": 3, "node_type": "array", "shape": [4, 6], "data_ty
                "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2, 3]}},
                "chunk_key_encoding": {"name": "default"}, "codecs": [{"name": "bytes"}], "fill_value": 0}
 INFO = {"type": "image", "data_type": "uint8", "num_channels": 1, "scales": [
-    {"key": "4_4_4", "size": [6, 4, 2], "resolution": [4, 4, 4], "voxel_offset": [0, 0, 0], "chunk_sizes": [[3, 2, 2]], "encoding": "raw"},
-    {"key": "8_8_8", "size": [3, 2, 1], "resolution": [8, 8, 8], "voxel_offset": [0, 0, 0], "chunk_sizes": [[3, 2, 1]], "encoding": "raw"},
+    {"key": "4_4_4", "size": [6, 4, 2], "resolution": [4, 4, 4], "voxel_offset": [0, 0, 0],
+     "chunk_sizes": [[3, 2, 2]], "encoding": "raw"},
+    {"key": "8_8_8", "size": [3, 2, 1], "resolution": [8, 8, 8], "voxel_offset": [0, 0, 0],
+     "chunk_sizes": [[3, 2, 1]], "encoding": "raw"},
 ]}
 
 
@@ -67,7 +72,8 @@ def test_the_directory_suffix_never_decides_the_format(tmp_path):
 def test_a_path_under_a_precomputed_info_is_a_scale_key(tmp_path):
     put(tmp_path / "img", "info", INFO)
     node = wa.detect(tmp_path / "img" / "8_8_8")
-    assert (node.format, node.kind, node.path, node.scale_key) == ("precomputed", "array", str(tmp_path / "img"), "8_8_8")
+    expected = ("precomputed", "array", str(tmp_path / "img"), "8_8_8")
+    assert (node.format, node.kind, node.path, node.scale_key) == expected
 
 
 def test_a_precomputed_s_n_path_names_the_nth_scale(tmp_path):
@@ -101,77 +107,44 @@ def test_a_document_of_the_wrong_json_type_raises_naming_the_file_and_value(tmp_
 
 
 def test_ome_attrs_unwraps_the_ome_object_of_0_5(tmp_path):
-    put(tmp_path / "g", "zarr.json", {"zarr_format": 3, "node_type": "group", "attributes": {"ome": {"version": "0.5", "multiscales": []}, "fs": 1}})
+    attributes = {"ome": {"version": "0.5", "multiscales": []}, "fs": 1}
+    put(tmp_path / "g", "zarr.json", {"zarr_format": 3, "node_type": "group", "attributes": attributes})
     node = wa.detect(tmp_path / "g")
     assert node.ome_attrs == {"version": "0.5", "multiscales": [], "fs": 1}
     assert node.multiscales == []
 
 
-# ---------------------------------------------------------------- level=
+# ---------------------------------------------------------------- reads write nothing
 
 
 def ome_zarr2_pyramid(root: pathlib.Path) -> pathlib.Path:
     group = root / "pyr.zarr"
     put(group, ".zgroup", {"zarr_format": 2})
-    datasets = [{"path": f"s{i}", "coordinateTransformations": [{"type": "scale", "scale": [4 * 2**i] * 2}]} for i in range(2)]
-    put(group, ".zattrs", {"multiscales": [{"version": "0.4", "axes": [{"name": n, "type": "space", "unit": "nm"} for n in "yx"], "datasets": datasets}]})
+    datasets = [{"path": f"s{i}", "coordinateTransformations": [{"type": "scale", "scale": [4 * 2**i] * 2}]}
+                for i in range(2)]
+    axes = [{"name": n, "type": "space", "unit": "nm"} for n in "yx"]
+    put(group, ".zattrs", {"multiscales": [{"version": "0.4", "axes": axes, "datasets": datasets}]})
     put(group / "s0", ".zarray", ZARRAY)
     put(group / "s1", ".zarray", {**ZARRAY, "shape": [2, 3]})
     return group
 
 
-def test_a_group_path_without_a_level_raises_listing_the_levels_with_their_scales(tmp_path):
-    with pytest.raises(ValueError, match=r"name a level.*s0 \(scale \[4, 4\]\), s1 \(scale \[8, 8\]\)"):
-        wa.metadata(ome_zarr2_pyramid(tmp_path))
-
-
-@pytest.mark.parametrize("level,voxel", [("s1", 8.0), (1, 8.0), (0, 4.0), ("first", 4.0), (-1, 8.0)])
-def test_a_level_is_a_name_or_a_position(tmp_path, level, voxel):
-    assert wa.metadata(ome_zarr2_pyramid(tmp_path), level=level).voxel_size == (voxel, voxel)
-
-
-@pytest.mark.parametrize("level", ["s7", 2])
-def test_a_level_that_does_not_exist_raises_listing_the_levels(tmp_path, level):
-    with pytest.raises(ValueError, match=r"s0 \(scale \[4, 4\]\), s1"):
-        wa.metadata(ome_zarr2_pyramid(tmp_path), level=level)
-
-
-def test_an_array_path_is_that_array_under_first_and_warns_for_another_level(tmp_path):
-    array = ome_zarr2_pyramid(tmp_path) / "s1"
-    assert wa.metadata(array, level="first").voxel_size == (8.0, 8.0)
-    with pytest.warns(UserWarning, match="level='s0' is ignored"):
-        assert wa.metadata(array, level="s0").voxel_size == (8.0, 8.0)
-
-
-def test_a_group_without_multiscales_is_probed_for_s0_s1(tmp_path):
-    for i in range(3):
-        put(tmp_path / "bare.n5" / f"s{i}", "attributes.json", {**N5_ARRAY, "downsamplingFactors": [2**i, 2**i]})
-    assert wa.metadata(tmp_path / "bare.n5", level=-1, open=False).voxel_size == (4.0, 4.0)
-
-
-def test_a_precomputed_scale_is_chosen_by_key_or_position(tmp_path):
-    ts.open({"driver": "neuroglancer_precomputed", "kvstore": {"driver": "file", "path": str(tmp_path / "img")},
-             "create": True, "multiscale_metadata": {k: INFO[k] for k in ("type", "data_type", "num_channels")},
-             "scale_metadata": {k: v for k, v in INFO["scales"][0].items() if k != "chunk_sizes"} | {"chunk_size": [3, 2, 2]}}).result()
-    by_key = wa.metadata(tmp_path / "img", level="4_4_4")
-    by_position = wa.metadata(tmp_path / "img", level=0)
-    assert by_key == by_position
-    assert by_key.shape == (2, 4, 6)
-
-
-# ---------------------------------------------------------------- reads write nothing
-
-
 def test_reads_write_nothing_even_when_they_fail(tmp_path):
     group = ome_zarr2_pyramid(tmp_path)
-    ts.open({"driver": "zarr", "kvstore": {"driver": "file", "path": str(group / "s0")}, "open": True}).result()[...] = np.ones((4, 6), "u1")
+    s0 = ts.open({"driver": "zarr", "kvstore": {"driver": "file", "path": str(group / "s0")}, "open": True}).result()
+    s0[...] = np.ones((4, 6), "u1")
     put(tmp_path / "broken", ".zarray", "{")
     before = tree_digest(tmp_path)
     wa.detect(group)
     wa.metadata(group, level="s0")
     wa.metadata(group, level="s1", open=False, units="micrometer")
     assert wa.open_tensorstore(group, level=0).read().result().sum() == 24
-    for call in (lambda: wa.metadata(group), lambda: wa.detect(tmp_path / "broken"), lambda: wa.metadata(tmp_path / "none")):
-        with pytest.raises((ValueError, FileNotFoundError)):
+    failing = [
+        (lambda: wa.metadata(group), ValueError, "is a group; name a level"),
+        (lambda: wa.detect(tmp_path / "broken"), ValueError, r"broken/\.zarray: not valid JSON"),
+        (lambda: wa.metadata(tmp_path / "none"), FileNotFoundError, "none: no array or group here"),
+    ]
+    for call, error, match in failing:
+        with pytest.raises(error, match=match):
             call()
     assert tree_digest(tmp_path) == before

@@ -46,7 +46,8 @@ def test_ome_0_4_inside_a_zarr_v3_group_keeps_its_levels_when_a_level_is_added(t
 def test_ensure_group_entry_writes_in_the_groups_format_not_the_arrays(tmp_path):
     datasets = [{"path": "s0", "coordinateTransformations": [{"type": "scale", "scale": [4.0] * 3},
                                                              {"type": "translation", "translation": [2.0] * 3}]}]
-    GROUP_BUILDERS["zarr2"](tmp_path, {"path": "g", "attrs": {"multiscales": [{"version": "0.4", "axes": AXES, "datasets": datasets}]}})
+    multiscales = [{"version": "0.4", "axes": AXES, "datasets": datasets}]
+    GROUP_BUILDERS["zarr2"](tmp_path, {"path": "g", "attrs": {"multiscales": multiscales}})
     BUILDERS["zarr2"](tmp_path, {"path": "g/s0", "shape": [8, 8, 8], "chunks": [4, 4, 4], "dtype": "uint8"})
     BUILDERS["zarr3"](tmp_path, {"path": "g/s1", "shape": [4, 4, 4], "chunks": [4, 4, 4], "dtype": "uint8"})
     wa.ensure_group_entry(tmp_path / "g", "s1", 8, 4)

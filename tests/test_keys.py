@@ -22,13 +22,15 @@ DOCUMENTS = {"zarr2": ".zarray", "zarr3": "zarr.json", "n5": "attributes.json", 
 
 
 def _zarr3(encoding, separator, grid=CHUNKS, codecs=None, shape=SHAPE):
-    metadata = {"shape": shape, "data_type": "uint8", "chunk_key_encoding": {"name": encoding, "configuration": {"separator": separator}},
+    metadata = {"shape": shape, "data_type": "uint8",
+                "chunk_key_encoding": {"name": encoding, "configuration": {"separator": separator}},
                 "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": grid}}}
     return {"driver": "zarr3", "metadata": {**metadata, **({"codecs": codecs} if codecs else {})}}
 
 
 def _precomputed(channels, origin):
-    scale = {"size": SHAPE[::-1], "chunk_size": CHUNKS[::-1], "voxel_offset": origin[::-1], "resolution": [1, 1, 1], "encoding": "raw"}
+    scale = {"size": SHAPE[::-1], "chunk_size": CHUNKS[::-1], "voxel_offset": origin[::-1], "resolution": [1, 1, 1],
+             "encoding": "raw"}
     return {"driver": "neuroglancer_precomputed", "scale_metadata": scale,
             "multiscale_metadata": {"type": "image", "data_type": "uint8", "num_channels": channels}}
 
@@ -37,27 +39,36 @@ def _args(separator, chunk_shape=CHUNKS, shape=SHAPE, encoding="default", origin
     return {"separator": separator, "encoding": encoding, "chunk_shape": chunk_shape, "shape": shape, "origin": origin}
 
 
+def _zarr2(separator):
+    metadata = {"shape": SHAPE, "chunks": CHUNKS, "dtype": "|u1", "dimension_separator": separator}
+    return {"driver": "zarr", "metadata": metadata}
+
+
+N5_SPEC = {"driver": "n5", "metadata": {"dimensions": SHAPE[::-1], "blockSize": CHUNKS[::-1], "dataType": "uint8",
+                                        "compression": {"type": "raw"}}}
 SHARDING = [{"name": "sharding_indexed", "configuration": {"chunk_shape": [1, 2, 2]}}]
 NEGATIVE = (-1, 0, -3)
 #: case id -> (format, chunk_key's arguments, tensorstore spec without kvstore)
 CASES = {
-    "zarr2-dot": ("zarr2", _args("."), {"driver": "zarr", "metadata": {"shape": SHAPE, "chunks": CHUNKS, "dtype": "|u1", "dimension_separator": "."}}),
-    "zarr2-slash": ("zarr2", _args("/"), {"driver": "zarr", "metadata": {"shape": SHAPE, "chunks": CHUNKS, "dtype": "|u1", "dimension_separator": "/"}}),
+    "zarr2-dot": ("zarr2", _args("."), _zarr2(".")),
+    "zarr2-slash": ("zarr2", _args("/"), _zarr2("/")),
     "zarr3-default-slash": ("zarr3", _args("/"), _zarr3("default", "/")),
     "zarr3-default-dot": ("zarr3", _args("."), _zarr3("default", ".")),
     "zarr3-v2-dot": ("zarr3", _args(".", encoding="v2"), _zarr3("v2", ".")),
     "zarr3-v2-slash": ("zarr3", _args("/", encoding="v2"), _zarr3("v2", "/")),
     "zarr3-sharded": ("zarr3", _args("/", chunk_shape=SHARDS), _zarr3("default", "/", SHARDS, SHARDING)),
-    "n5": ("n5", _args("/"), {"driver": "n5", "metadata": {"dimensions": SHAPE[::-1], "blockSize": CHUNKS[::-1], "dataType": "uint8", "compression": {"type": "raw"}}}),
+    "n5": ("n5", _args("/"), N5_SPEC),
     "precomputed": ("precomputed", _args(None, origin=ORIGIN), _precomputed(1, ORIGIN)),
-    "precomputed-channels": ("precomputed", _args(None, (2,) + CHUNKS, (2,) + SHAPE, origin=(0,) + NEGATIVE), _precomputed(2, NEGATIVE)),
+    "precomputed-channels": ("precomputed", _args(None, (2,) + CHUNKS, (2,) + SHAPE, origin=(0,) + NEGATIVE),
+                             _precomputed(2, NEGATIVE)),
 }
 LISTABLE = [name for name, (fmt, _, _) in CASES.items() if fmt in ("zarr2", "zarr3")]
 
 
 def grid(args):
     """Every index on the write grid, C order."""
-    return list(itertools.product(*(range(math.ceil(n / c)) for n, c in zip(args["shape"], args["chunk_shape"]))))
+    counts = (math.ceil(n / c) for n, c in zip(args["shape"], args["chunk_shape"], strict=True))
+    return list(itertools.product(*(range(count) for count in counts)))
 
 
 def files(directory):
@@ -117,13 +128,15 @@ def test_list_chunks_of_a_sharded_array_is_on_the_shard_grid(tmp_path):
 ZERO_D = {
     "zarr2": {"driver": "zarr", "metadata": {"shape": [], "chunks": [], "dtype": "|u1"}},
     "zarr3": _zarr3("default", "/", grid=(), shape=()), "zarr3-v2": _zarr3("v2", ".", grid=(), shape=()),
-    "n5": {"driver": "n5", "metadata": {"dimensions": [], "blockSize": [], "dataType": "uint8", "compression": {"type": "raw"}}},
+    "n5": {"driver": "n5",
+           "metadata": {"dimensions": [], "blockSize": [], "dataType": "uint8", "compression": {"type": "raw"}}},
 }
 
 
 @pytest.mark.parametrize("case", ZERO_D)
 def test_a_0d_array_has_the_one_key_tensorstore_writes(tmp_path, case):
-    ts.open({**ZERO_D[case], "kvstore": {"driver": "file", "path": str(tmp_path)}}, create=True).result().write(1).result()
+    array = ts.open({**ZERO_D[case], "kvstore": {"driver": "file", "path": str(tmp_path)}}, create=True).result()
+    array.write(1).result()
     fmt, encoding = case.split("-")[0], "v2" if case.endswith("v2") else "default"
     key = chunk_key((), fmt, encoding=encoding)
     assert {key} == files(tmp_path) - set(DOCUMENTS.values())
@@ -157,7 +170,7 @@ def _precomputed_key(ranges):
 @pytest.mark.parametrize("shift", ["off the grid", "unclipped", "clipped short"])
 def test_parse_chunk_key_returns_none_for_precomputed_ranges_off_the_grid_or_wrongly_clipped(shift):
     # the last unit on every axis: its range begins at origin + (units - 1) * chunk and is clipped to origin + shape
-    last = [(o + (math.ceil(n / c) - 1) * c, o + n, c) for o, n, c in zip(ORIGIN, SHAPE, CHUNKS)]
+    last = [(o + (math.ceil(n / c) - 1) * c, o + n, c) for o, n, c in zip(ORIGIN, SHAPE, CHUNKS, strict=True)]
     ranges = {"off the grid": [(low + 1, high) for low, high, _ in last],
               "unclipped": [(low, low + c) for low, _, c in last],
               "clipped short": [(low, high - 1) for low, high, _ in last]}[shift]
@@ -180,7 +193,9 @@ def test_a_partial_n5_index_raises_naming_n5():
         chunk_key((1,), "n5", shape=SHAPE)
 
 
-@pytest.mark.parametrize("given,missing", [({}, "chunk_shape and shape"), ({"shape": SHAPE}, "chunk_shape"), ({"chunk_shape": CHUNKS}, "shape")])
+@pytest.mark.parametrize("given,missing", [
+    ({}, "chunk_shape and shape"), ({"shape": SHAPE}, "chunk_shape"), ({"chunk_shape": CHUNKS}, "shape"),
+])
 def test_precomputed_without_its_grid_raises_naming_what_is_missing(given, missing):
     with pytest.raises(ValueError, match=f"need {missing} "):
         chunk_key((0, 0, 0), "precomputed", **given)
@@ -192,7 +207,7 @@ def test_an_unknown_format_raises_listing_the_known_ones():
 
 
 def test_an_index_off_the_grid_raises():
-    beyond = tuple(math.ceil(n / c) for n, c in zip(SHAPE, CHUNKS))
+    beyond = tuple(math.ceil(n / c) for n, c in zip(SHAPE, CHUNKS, strict=True))
     with pytest.raises(ValueError, match="off the grid"):
         chunk_key(beyond, "zarr3", chunk_shape=CHUNKS, shape=SHAPE)
 

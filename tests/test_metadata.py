@@ -15,7 +15,8 @@ ZARRAY = {"zarr_format": 2, "shape": [4, 6, 8], "chunks": [2, 3, 4], "dtype": "<
 def ome_group(scale=(8, 4, 4), translation=(4, 2, 2), axes="zyx", unit="nanometer", path="s0", **extra):
     axes_list = [{"name": n, "type": "space", "unit": unit} for n in axes]
     transforms = [{"type": "scale", "scale": list(scale)}, {"type": "translation", "translation": list(translation)}]
-    multiscale = {"version": "0.4", "axes": axes_list, "datasets": [{"path": path, "coordinateTransformations": transforms}]}
+    datasets = [{"path": path, "coordinateTransformations": transforms}]
+    multiscale = {"version": "0.4", "axes": axes_list, "datasets": datasets}
     multiscale.update(extra)
     return {"multiscales": [multiscale]}
 
@@ -78,7 +79,8 @@ def test_funlib_keys_on_the_parent_group_place_an_attribute_less_array():
 
 def test_a_plain_array_has_voxels_of_one_with_its_corner_at_the_origin():
     meta = quiet_parse(zarr2())
-    assert (meta.voxel_size, meta.translation, meta.placed_by, meta.axes_named) == ((1, 1, 1), (0.5, 0.5, 0.5), None, False)
+    expected = ((1, 1, 1), (0.5, 0.5, 0.5), None, False)
+    assert (meta.voxel_size, meta.translation, meta.placed_by, meta.axes_named) == expected
     assert meta.axes == ("z", "y", "x")
 
 

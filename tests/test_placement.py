@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 
 import worldarray as wa
-from conftest import BUILDERS, GROUP_BUILDERS, arange_values
+from conftest import BUILDERS, GROUP_BUILDERS, arange_values, bigstitcher_n5
 
 SHAPE, SIZE, CORNER = (6, 7, 9), (8.0, 4.0, 2.0), (16.0, 8.0, 4.0)
-TRANSLATION = tuple(c + s / 2 for c, s in zip(CORNER, SIZE))  # (20, 10, 5), written out by hand in each way
+# (20, 10, 5), written out by hand in each way
+TRANSLATION = tuple(c + s / 2 for c, s in zip(CORNER, SIZE, strict=True))
 VALUES = arange_values(SHAPE, "uint16")
 NM = ["nm"] * 3
 
@@ -79,7 +80,7 @@ def precomputed(root):
 WAYS = {f.__name__: f for f in (ome_zarr3, ome_zarr2, n5_resolution_offset, n5_funlib_voxel_size_offset, n5_cosem,
                                   precomputed)}
 BOXES = [
-    (CORNER, tuple(c + n * s for c, n, s in zip(CORNER, SHAPE, SIZE))),  # the cube's own extent
+    (CORNER, tuple(c + n * s for c, n, s in zip(CORNER, SHAPE, SIZE, strict=True))),  # the cube's own extent
     ((24.0, 12.0, 6.0), (48.0, 28.0, 20.0)),  # voxel corners: z 1:4, y 1:5, x 1:8
     ((1.0, -3.3, 9.9), (70.7, 20.05, 31.0)),  # aligned to nothing, reaching past the data on z and y
 ]
@@ -131,7 +132,8 @@ def _pyramids(root):
                       for name, _, _, scale, shift in levels]}
     GROUP_BUILDERS["zarr3"](root, {"path": "p.zarr", "attrs": {"ome": {"version": "0.5", "multiscales": [multiscale]}}})
     for name, shape, _, _, _ in levels:
-        BUILDERS["zarr3"](root, {"path": f"p.zarr/{name}", "shape": list(shape), "dtype": "uint16", "chunks": [2, 2, 2]})
+        BUILDERS["zarr3"](root, {"path": f"p.zarr/{name}", "shape": list(shape), "dtype": "uint16",
+                                 "chunks": [2, 2, 2]})
     return root / "p.n5", root / "p.zarr"
 
 
@@ -164,27 +166,13 @@ def test_funlib_voxel_size_and_offset_on_an_n5_array_are_in_c_order(tmp_path):
     np.testing.assert_array_equal(vol.read_index((0, 0, 0), SHAPE), VALUES)
 
 
-def _bigstitcher(root):
-    """A BigStitcher-style N5 pyramid: a unitless resolution of 1 (voxels) and downsamplingFactors, x-first."""
-    GROUP_BUILDERS["n5"](root, {"path": "bdv.n5", "attrs": {"resolution": [1.0, 1.0, 1.0]}})
-    for name, factors, shape in (("s0", [1, 1, 1], [4, 8, 8]), ("s1", [2, 2, 1], [4, 4, 4]), ("s2", [4, 4, 2], [2, 2, 2])):
-        BUILDERS["n5"](root, {"path": f"bdv.n5/{name}", "shape": shape, "dtype": "uint8", "chunks": shape,
-                              "attrs": {"downsamplingFactors": factors}})
-    return root / "bdv.n5"
-
-
 BASE = {"base_voxel_size": (1.0, 0.4, 0.4), "base_units": "micrometer"}  # level 0 is 1000 x 400 x 400 nm
 
 
 def test_base_voxel_size_rescales_every_level_of_a_bigstitcher_style_n5_pyramid(tmp_path):
-    group = _bigstitcher(tmp_path)
+    group = bigstitcher_n5(tmp_path)
     # factors (1, 2, 2) and (2, 4, 4) in C order; every level's corner at the origin, so translation f / 2 * base
     for level, size in (("s1", (1000, 800, 800)), ("s2", (2000, 1600, 1600))):
         vol = wa.open(group, level=level, **BASE)
         assert vol.voxel_size == pytest.approx(size) and vol.translation == pytest.approx([s / 2 for s in size])
 
-
-def test_base_voxel_size_in_base_units_chooses_the_level_by_voxel_size(tmp_path):
-    # unscaled, the levels are (1, 1, 1), (1, 2, 2), (2, 4, 4) "nm" and floor would pick s2; rescaled, s1 is exact
-    vol = wa.open(_bigstitcher(tmp_path), voxel_size=(1000, 800, 800), **BASE)
-    assert vol.level_name == "s1"

@@ -67,11 +67,13 @@ def test_an_s3_store_named_by_aws_endpoint_url_reads_like_the_local_one(local, s
     _, meta = local
     client = s3_client(s3_server)
     client.create_bucket(Bucket="remote-test")
-    public_read = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject",
-                                                           "Resource": "arn:aws:s3:::remote-test/*"}]}
+    statement = {"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject",
+                 "Resource": "arn:aws:s3:::remote-test/*"}
+    public_read = {"Version": "2012-10-17", "Statement": [statement]}
     client.put_bucket_policy(Bucket="remote-test", Policy=json.dumps(public_read))
     for name, value in {"AWS_ENDPOINT_URL": s3_server, "AWS_REGION": "us-east-1",
                         "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}.items():
         monkeypatch.setenv(name, value)
-    write_pyramid({"driver": "s3", "bucket": "remote-test", "path": "pyr.zarr/", "endpoint": s3_server, "aws_region": "us-east-1"})
+    write_pyramid({"driver": "s3", "bucket": "remote-test", "path": "pyr.zarr/", "endpoint": s3_server,
+                   "aws_region": "us-east-1"})
     assert_reads_like_local("s3://remote-test/pyr.zarr", meta)

@@ -24,7 +24,8 @@ def volume(root, name, values, voxel_size, corner) -> str:
     ndim = values.ndim
     metadata = {
         "shape": list(values.shape), "data_type": values.dtype.name,
-        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [max(1, (n + 1) // 2) for n in values.shape]}},
+        "chunk_grid": {"name": "regular",
+                       "configuration": {"chunk_shape": [max(1, (n + 1) // 2) for n in values.shape]}},
         "attributes": {"voxel_size": [float(s) for s in voxel_size], "offset": [float(c) for c in corner],
                        "units": ["nm"] * ndim},
     }
@@ -46,7 +47,7 @@ def centres_in_source(j, size, corner, target, anchor):
 def nearest_oracle(values, sizes, corner, targets, anchor, ranges, fill):
     """The source voxel whose extent [corner + i s, corner + (i + 1) s) holds each centre; a boundary goes up."""
     picks, inside = [], []
-    for n, s, c, t, a, (j0, j1) in zip(values.shape, sizes, corner, targets, anchor, ranges):
+    for n, s, c, t, a, (j0, j1) in zip(values.shape, sizes, corner, targets, anchor, ranges, strict=True):
         i = np.floor(centres_in_source(np.arange(j0, j1), s, c, t, a) + 1e-9).astype(int)
         picks.append(np.clip(i, 0, n - 1))
         inside.append((i >= 0) & (i < n))
@@ -62,7 +63,8 @@ def nearest_oracle(values, sizes, corner, targets, anchor, ranges, fill):
 def interp_oracle(values, sizes, corner, targets, anchor, ranges):
     """Interpolation between the two neighbours at p = (j + 1/2) t / s - 1/2, the border repeated, axis by axis."""
     data = values.astype(np.float64)
-    for axis, (n, s, c, t, a, (j0, j1)) in enumerate(zip(values.shape, sizes, corner, targets, anchor, ranges)):
+    per_axis = zip(values.shape, sizes, corner, targets, anchor, ranges, strict=True)
+    for axis, (n, s, c, t, a, (j0, j1)) in enumerate(per_axis):
         p = np.clip(centres_in_source(np.arange(j0, j1), s, c, t, a) - 0.5, 0, n - 1)
         left = np.floor(p).astype(int)
         right = np.minimum(left + 1, n - 1)
@@ -74,12 +76,15 @@ def interp_oracle(values, sizes, corner, targets, anchor, ranges):
 
 
 def block_mean_oracle(values, factors, before=None):
-    """numpy reshape-mean over blocks of ``factors`` starting ``before`` voxels ahead of the data, over what each holds."""
+    """numpy reshape-mean over blocks of ``factors`` starting ``before`` voxels ahead of the data.
+
+    A block the data only partly fill is the mean of what it holds.
+    """
     before = before or (0,) * values.ndim
-    shape = [math.ceil((b + n) / f) * f for b, n, f in zip(before, values.shape, factors)]
+    shape = [math.ceil((b + n) / f) * f for b, n, f in zip(before, values.shape, factors, strict=True)]
     grid = np.full(shape, np.nan)
-    grid[tuple(slice(b, b + n) for b, n in zip(before, values.shape))] = values
-    split = [d for m, f in zip(shape, factors) for d in (m // f, f)]
+    grid[tuple(slice(b, b + n) for b, n in zip(before, values.shape, strict=True))] = values
+    split = [d for m, f in zip(shape, factors, strict=True) for d in (m // f, f)]
     return np.nanmean(grid.reshape(split), axis=tuple(range(1, 2 * values.ndim, 2)))
 
 
@@ -135,8 +140,8 @@ def test_a_2x_nearest_read_of_a_label_volume_introduces_no_new_values_and_pads_o
     vol = wa.open(volume(tmp_path, "a", values, sizes, corner))
     targets = tuple(2 * s for s in sizes)
     ranges = [(-2, 5), (-1, 6), (-3, 4)]  # reaches past the data on both sides of every axis
-    box = ([c + j0 * t for c, t, (j0, _) in zip(corner, targets, ranges)],
-           [c + j1 * t for c, t, (_, j1) in zip(corner, targets, ranges)])
+    box = ([c + j0 * t for c, t, (j0, _) in zip(corner, targets, ranges, strict=True)],
+           [c + j1 * t for c, t, (_, j1) in zip(corner, targets, ranges, strict=True)])
     got, valid = vol.read(box, voxel_size=targets, padding=99, mask=True)
     expected, inside = nearest_oracle(values, sizes, corner, targets, corner, ranges, 99)
     assert set(np.unique(got[valid])) <= set(labels.tolist())
@@ -158,16 +163,17 @@ def test_linear_at_a_whole_factor_is_the_block_mean_and_rounds_like_rint(tmp_pat
 @pytest.mark.parametrize("before", [(0, 0, 0), (1, 2, 1)], ids=["at-the-corner", "anchored-on-the-source-grid"])
 def test_linear_at_a_whole_factor_equals_the_reshape_mean_with_short_last_blocks(tmp_path, dtype, before):
     rng = np.random.default_rng(7)
-    values = (rng.integers(-500, 500, (7, 6, 9)) if dtype == "int16" else rng.integers(0, 1000, (7, 6, 9))).astype(dtype)
+    low = -500 if dtype == "int16" else 0
+    values = rng.integers(low, low + 1000, (7, 6, 9)).astype(dtype)
     if dtype == "float32":
         values = (values * np.float32(0.37)).astype(dtype)
     sizes, corner, factors = (2.0, 3.0, 4.0), (10.0, -6.0, 0.5), (2, 3, 2)
-    targets = tuple(f * s for f, s in zip(factors, sizes))
-    anchor = tuple(c - b * s for c, b, s in zip(corner, before, sizes))
+    targets = tuple(f * s for f, s in zip(factors, sizes, strict=True))
+    anchor = tuple(c - b * s for c, b, s in zip(corner, before, sizes, strict=True))
     mean = block_mean_oracle(values, factors, before)
     if dtype != "float32":
         assert (np.abs(mean - np.floor(mean) - 0.5) < 1e-9).any()  # the data hold ties rint must break
-    box = (anchor, tuple(a + m * t for a, m, t in zip(anchor, mean.shape, targets)))
+    box = (anchor, tuple(a + m * t for a, m, t in zip(anchor, mean.shape, targets, strict=True)))
     path = volume(tmp_path, "a", values, sizes, corner)
     got = wa.open(path).read(box, voxel_size=targets, anchor=anchor, method="linear")
     assert got.dtype == np.dtype(dtype)
@@ -186,10 +192,10 @@ def test_linear_at_a_non_whole_factor_interpolates_at_p_with_the_border_repeated
     rng = np.random.default_rng(11)
     values = rng.normal(size=(5, 4, 6)).astype(np.float64)
     sizes, corner = (2.0, 3.0, 4.0), (-3.0, 0.0, 5.0)
-    anchor = tuple(c + k * s for c, k, s in zip(corner, anchor_shift, sizes))
-    ranges = [(-1, math.ceil(n * s / t) + 1) for n, s, t in zip(values.shape, sizes, targets)]
-    box = ([a + j0 * t for a, t, (j0, _) in zip(anchor, targets, ranges)],
-           [a + j1 * t for a, t, (_, j1) in zip(anchor, targets, ranges)])
+    anchor = tuple(c + k * s for c, k, s in zip(corner, anchor_shift, sizes, strict=True))
+    ranges = [(-1, math.ceil(n * s / t) + 1) for n, s, t in zip(values.shape, sizes, targets, strict=True)]
+    box = ([a + j0 * t for a, t, (j0, _) in zip(anchor, targets, ranges, strict=True)],
+           [a + j1 * t for a, t, (_, j1) in zip(anchor, targets, ranges, strict=True)])
     got, valid = wa.open(volume(tmp_path, "a", values, sizes, corner)).read(
         box, voxel_size=targets, anchor=anchor, method="linear", padding=-1.0, mask=True)
     _, inside = nearest_oracle(values, sizes, corner, targets, anchor, ranges, 0)
@@ -227,14 +233,14 @@ def test_a_resample_target_set_at_open_reports_the_target_voxel_size_with_the_sa
     values = np.arange(7 * 6 * 9, dtype=np.uint16).reshape(7, 6, 9)
     sizes, corner = (4.0, 3.0, 2.0), (10.0, -6.0, 0.5)
     vol = wa.open(volume(tmp_path, "a", values, sizes, corner), voxel_size=targets, on_mismatch="resample")
-    shape = tuple(math.ceil(n * s / t) for n, s, t in zip(values.shape, sizes, targets))
+    shape = tuple(math.ceil(n * s / t) for n, s, t in zip(values.shape, sizes, targets, strict=True))
     assert vol.resampled is True
     assert vol.voxel_size == targets and vol.corner == corner and vol.shape == shape
-    assert vol.translation == tuple(c + t / 2 for c, t in zip(corner, targets))
+    assert vol.translation == tuple(c + t / 2 for c, t in zip(corner, targets, strict=True))
     assert tuple(vol.box.begin) == corner
-    np.testing.assert_allclose(vol.box.end, [c + m * t for c, m, t in zip(corner, shape, targets)])
+    np.testing.assert_allclose(vol.box.end, [c + m * t for c, m, t in zip(corner, shape, targets, strict=True)])
     assert vol.source_voxel_size == sizes
-    assert vol.source_translation == tuple(c + s / 2 for c, s in zip(corner, sizes))
+    assert vol.source_translation == tuple(c + s / 2 for c, s in zip(corner, sizes, strict=True))
     expected, _ = nearest_oracle(values, sizes, corner, targets, corner, [(0, m) for m in shape], 0)
     np.testing.assert_array_equal(vol.read_index((0, 0, 0), shape), expected)
 
@@ -352,15 +358,15 @@ def prepared(tmp_path_factory):
 def split_reads(draw, prepared, method):
     path, sizes, corner, shape = draw(st.sampled_from(prepared))
     targets, anchor = [], []
-    for s, c in zip(sizes, corner):
+    for s, c in zip(sizes, corner, strict=True):
         ratio = draw(st.sampled_from([1, 2, 3, 4]) | st.sampled_from([0.4, 0.75, 1.5, 2.5, 3.3]))
         targets.append(ratio * s)
         anchor.append(c + s * (draw(st.integers(-3, 3)) + draw(st.sampled_from([0.0, 0.0, 0.25, 0.5, 0.7]))))
-    assume(any(t != s for t, s in zip(targets, sizes)))
+    assume(any(t != s for t, s in zip(targets, sizes, strict=True)))
     anchored = draw(st.booleans())
     anchor = tuple(anchor) if anchored else tuple(corner)
     lows, highs = [], []
-    for n, s, c, t, a in zip(shape, sizes, corner, targets, anchor):
+    for n, s, c, t, a in zip(shape, sizes, corner, targets, anchor, strict=True):
         first, last = math.floor((c - a) / t + 1e-9), math.ceil((c + n * s - a) / t - 1e-9)
         b = draw(st.integers(first - 3, last + 1))
         lows.append(b)
@@ -373,14 +379,17 @@ def split_reads(draw, prepared, method):
 
 
 def _halves(case):
-    """The read [lows, highs) and its two parts along ``axis`` cut at ``split``, as (begin, end) pairs of target indices."""
+    """The read [lows, highs) and its two parts along ``axis`` cut at ``split``.
+
+    Each is a (begin, end) pair of target indices.
+    """
     first_end, second_begin = list(case["highs"]), list(case["lows"])
     first_end[case["axis"]] = second_begin[case["axis"]] = case["split"]
     return (case["lows"], case["highs"]), (case["lows"], first_end), (second_begin, case["highs"])
 
 
 def _assert_joined(whole, first, second, axis):
-    for w, a, b in zip(whole, first, second):  # the data, then the mask
+    for w, a, b in zip(whole, first, second, strict=True):  # the data, then the mask
         np.testing.assert_array_equal(np.concatenate([a, b], axis=axis), w)
 
 
@@ -395,17 +404,19 @@ def test_two_adjoining_reads_agree_with_one_read_across_both(prepared, surface, 
             vol = wa.open(case["path"])
 
             def get(begin, end):
-                box = ([x + j * s for x, j, s in zip(a, begin, t)], [x + j * s for x, j, s in zip(a, end, t)])
+                box = ([x + j * s for x, j, s in zip(a, begin, t, strict=True)],
+                       [x + j * s for x, j, s in zip(a, end, t, strict=True)])
                 return vol.read(box, voxel_size=t, anchor=case["anchor"], method=case["method"],
                                 padding=case["padding"], mask=True)
         else:
             vol = wa.open(case["path"], voxel_size=t, on_mismatch="resample", anchor=case["anchor"],
                           method=case["method"], padding=case["padding"])
-            offset = [round((c - x) / s) for c, x, s in zip(vol.corner, a, t)]  # the handle's index 0 on the grid
+            # the handle's index 0 on the grid
+            offset = [round((c - x) / s) for c, x, s in zip(vol.corner, a, t, strict=True)]
 
             def get(begin, end):
-                return vol.read_index([j - o for j, o in zip(begin, offset)], [j - o for j, o in zip(end, offset)],
-                                      mask=True)
+                return vol.read_index([j - o for j, o in zip(begin, offset, strict=True)],
+                                      [j - o for j, o in zip(end, offset, strict=True)], mask=True)
 
         whole, first, second = (get(*pair) for pair in _halves(case))
         _assert_joined(whole, first, second, case["axis"])

@@ -67,7 +67,8 @@ def test_transient_errors_are_retried(monkeypatch, error):
 
 
 @pytest.mark.parametrize("error", [
-    ValueError("NOT_FOUND: no such key"), ValueError("INVALID_ARGUMENT: bad spec"), ValueError("FAILED_PRECONDITION: HTTP response code: 404"),
+    ValueError("NOT_FOUND: no such key"), ValueError("INVALID_ARGUMENT: bad spec"),
+    ValueError("FAILED_PRECONDITION: HTTP response code: 404"),
     KeyError("x"), OSError("disk"),
 ])
 def test_other_errors_are_raised_at_once(monkeypatch, error):
@@ -78,7 +79,8 @@ def test_other_errors_are_raised_at_once(monkeypatch, error):
 
 def test_at_most_max_attempts_are_made(monkeypatch):
     got, log = run_fakes([TimeoutError()] * 5, wa.Retry(max_attempts=3, base_delay=0), monkeypatch)
-    assert isinstance(got, TimeoutError) and [e for e in log if e[0] == "start"] == [("start", 1), ("start", 2), ("start", 3)]
+    assert isinstance(got, TimeoutError)
+    assert [e for e in log if e[0] == "start"] == [("start", 1), ("start", 2), ("start", 3)]
 
 
 def test_shared_context_is_one_object_per_budget():
@@ -87,7 +89,8 @@ def test_shared_context_is_one_object_per_budget():
 
 
 @pytest.mark.parametrize("message", [
-    "FAILED_PRECONDITION: Error reading chunk [source locations='tensorstore/array_endian_codec.cc:218\nmetadata.cc:504']",
+    "FAILED_PRECONDITION: Error reading chunk "
+    "[source locations='tensorstore/array_endian_codec.cc:218\nmetadata.cc:504']",
     "INVALID_ARGUMENT: shape 504 is out of range",
     "DATA_LOSS: decoded 429 bytes, expected 512",
 ])

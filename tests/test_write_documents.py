@@ -77,7 +77,8 @@ def test_a_written_document_equals_the_fixture_document(case):
 
 def test_the_fixture_covers_both_versions_and_the_three_axis_sets():
     covered = {(c["call"]["version"], tuple(c["call"]["axes"])) for c in CASES}
-    wanted = {(v, axes) for v in ("0.4", "0.5") for axes in (("z", "y", "x"), ("c", "z", "y", "x"), ("t", "c", "z", "y", "x"))}
+    axis_sets = (("z", "y", "x"), ("c", "z", "y", "x"), ("t", "c", "z", "y", "x"))
+    wanted = {(v, axes) for v in ("0.4", "0.5") for axes in axis_sets}
     assert wanted <= covered
     assert any(isinstance(c["call"]["units"], dict) for c in CASES)
     assert any(isinstance(c["call"]["units"], list) for c in CASES)
@@ -147,13 +148,13 @@ def test_an_origin_moves_the_level_by_that_many_source_voxels():
 def test_a_block_mean_level_voxel_is_centred_where_level_placement_puts_it(origin, factors):
     shape, voxel_size, translation = (40, 27, 24), (4.0, 3.5, 10.48), (2.0, -1.75, 100.0)
     level_size, level_translation = level_placement(voxel_size, translation, factors, origin)
-    counts = [(n - origin) // f for n, f in zip(shape, factors)]  # whole blocks only
+    counts = [(n - origin) // f for n, f in zip(shape, factors, strict=True)]  # whole blocks only
     for axis in range(3):
         # the source holds each voxel's centre along `axis`: translation + i * voxel_size
         centres = translation[axis] + np.arange(shape[axis]) * voxel_size[axis]
         source = np.broadcast_to(np.expand_dims(centres, [a for a in range(3) if a != axis]), shape)
-        kept = source[tuple(slice(origin, origin + m * f) for m, f in zip(counts, factors))]
-        level = kept.reshape([d for m, f in zip(counts, factors) for d in (m, f)]).mean(axis=(1, 3, 5))
+        kept = source[tuple(slice(origin, origin + m * f) for m, f in zip(counts, factors, strict=True))]
+        level = kept.reshape([d for m, f in zip(counts, factors, strict=True) for d in (m, f)]).mean(axis=(1, 3, 5))
         expected = level_translation[axis] + np.arange(counts[axis]) * level_size[axis]
         expected = np.expand_dims(expected, [a for a in range(3) if a != axis])
         np.testing.assert_allclose(level, np.broadcast_to(expected, counts), rtol=0, atol=1e-9)
@@ -193,9 +194,11 @@ NM = {"space": "nm"}
     "kwargs, match",
     [
         (dict(version="0.6"), r"version is '0\.6'"),
-        (dict(version="0.5", levels=[S0, ("s1", (8.0, 8.0), (4.0, 4.0))]), r"levels\[1\] \('s1'\) voxel_size is \[8\.0, 8\.0\]"),
+        (dict(version="0.5", levels=[S0, ("s1", (8.0, 8.0), (4.0, 4.0))]),
+         r"levels\[1\] \('s1'\) voxel_size is \[8\.0, 8\.0\]"),
         (dict(levels=[("s0", (4.0, 4.0, 4.0), (2.0,))]), r"levels\[0\] \('s0'\) translation is \[2\.0\]"),
-        (dict(levels=[("s0", (4.0, 0.0, 4.0), (2.0, 2.0, 2.0))]), r"voxel_size is \[4\.0, 0\.0, 4\.0\]; expected finite numbers > 0"),
+        (dict(levels=[("s0", (4.0, 0.0, 4.0), (2.0, 2.0, 2.0))]),
+         r"voxel_size is \[4\.0, 0\.0, 4\.0\]; expected finite numbers > 0"),
         (dict(levels=[("s0", (4.0, -1.0, 4.0), (2.0, 2.0, 2.0))]), r"voxel_size is \[4\.0, -1\.0"),
         (dict(levels=[("s0", (4.0, math.inf, 4.0), (2.0, 2.0, 2.0))]), r"voxel_size is \[4\.0, inf"),
         (dict(levels=[("s0", (4.0, 4.0, 4.0), (2.0, math.nan, 2.0))]), r"translation is \[2\.0, nan"),
@@ -205,7 +208,8 @@ NM = {"space": "nm"}
         (dict(units={"space": "furlong"}), r"units\['space'\] is 'furlong'"),
         (dict(units=["nm", "second", "nm"]), r"units\[1\] is 'second' on the space axis 'y'"),
         (dict(units={"length": "nm"}), r"units is \{'length': 'nm'\}"),
-        (dict(axes=("c", "z", "y", "x"), units=["nm", "nm", "nm", "nm"]), r"units\[0\] is 'nm' on the channel axis 'c'"),
+        (dict(axes=("c", "z", "y", "x"), units=["nm", "nm", "nm", "nm"]),
+         r"units\[0\] is 'nm' on the channel axis 'c'"),
         (dict(axes=("b", "z", "y", "x")), r"axes\[0\] is 'b', whose name implies no type; pass axis_types"),
         (dict(axis_types=["space", "spatial", None]), r"axis_types is \['space', 'spatial', None\]"),
         (dict(name=None), r"name is None"),
@@ -221,15 +225,19 @@ def test_a_bad_ome_multiscales_argument_raises_value_error_naming_it(kwargs, mat
     "call, match",
     [
         (lambda: level_placement((4.0,), (2.0,), 0), r"factors is 0; expected finite numbers > 0: one number, or 1"),
-        (lambda: level_placement((4.0, 4.0), (2.0, 2.0), (2, -2)), r"factors is \(2, -2\); expected finite numbers > 0"),
-        (lambda: level_placement((4.0, 4.0), (2.0, 2.0), (2, 2, 2)), r"factors is \(2, 2, 2\); expected finite numbers > 0: one number, or 2 \(one per axis\)"),
-        (lambda: level_placement((4.0,), (2.0,), 2, origin=1.5), r"origin is 1\.5; expected whole numbers >= 0: one number, or 1"),
+        (lambda: level_placement((4.0, 4.0), (2.0, 2.0), (2, -2)),
+         r"factors is \(2, -2\); expected finite numbers > 0"),
+        (lambda: level_placement((4.0, 4.0), (2.0, 2.0), (2, 2, 2)),
+         r"factors is \(2, 2, 2\); expected finite numbers > 0: one number, or 2 \(one per axis\)"),
+        (lambda: level_placement((4.0,), (2.0,), 2, origin=1.5),
+         r"origin is 1\.5; expected whole numbers >= 0: one number, or 1"),
         (lambda: level_placement((4.0,), (2.0,), 2, origin=-1), r"origin is -1"),
         (lambda: level_placement((4.0, 4.0), (2.0,), 2), r"translation is \[2\.0\] \(1 entries\); expected 2"),
         (lambda: level_placement((0.0,), (2.0,), 2), r"voxel_size is \[0\.0\]"),
         (lambda: level_shape((10.5,), 2), r"shape is \(10\.5,\); expected whole numbers"),
         (lambda: level_shape((10,), 2, origin=10), r"origin is 10; expected less than shape \(10,\) on axis 0"),
-        (lambda: level_shape((10, 4), 2, origin=(0, 7)), r"origin is \(0, 7\); expected less than shape \(10, 4\) on axis 1"),
+        (lambda: level_shape((10, 4), 2, origin=(0, 7)),
+         r"origin is \(0, 7\); expected less than shape \(10, 4\) on axis 1"),
     ],
 )
 def test_a_bad_level_argument_raises_value_error_naming_it(call, match):

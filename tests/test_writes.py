@@ -46,7 +46,7 @@ def _make(path: Path, **kwargs) -> wa.WorldArray:
 
 def _units(shape, unit):
     """Every write unit's (begin, end), the last one on each axis clipped to the shape."""
-    ranges = [[(b, min(b + u, n)) for b in range(0, n, u)] for n, u in zip(shape, unit)]
+    ranges = [[(b, min(b + u, n)) for b in range(0, n, u)] for n, u in zip(shape, unit, strict=True)]
     for box in itertools.product(*ranges):
         yield tuple(b for b, _ in box), tuple(e for _, e in box)
 
@@ -75,8 +75,8 @@ def test_write_index_accepts_a_union_of_whole_units(tmp_path):
 ])
 def test_a_misaligned_bound_raises_naming_the_axis_the_bound_and_the_unit(tmp_path, axis, begin, end, bound, unit):
     vol = _make(tmp_path / "g.zarr" / "s0")
-    data = np.zeros(tuple(e - b for b, e in zip(begin, end)), np.uint16)
-    with pytest.raises(ValueError) as raised:
+    data = np.zeros(tuple(e - b for b, e in zip(begin, end, strict=True)), np.uint16)
+    with pytest.raises(ValueError, match="is not a multiple of the write unit") as raised:
         vol.write_index(begin, end, data)
     message = str(raised.value)
     assert f"'{axis}'" in message and all(f"'{a}'" not in message for a in "zyx" if a != axis), message
@@ -85,13 +85,13 @@ def test_a_misaligned_bound_raises_naming_the_axis_the_bound_and_the_unit(tmp_pa
 
 def test_write_index_refuses_a_dtype_cast(tmp_path):
     vol = _make(tmp_path / "g.zarr" / "s0")
-    with pytest.raises(ValueError, match="dtype"):
+    with pytest.raises(ValueError, match="data has dtype int32; the array's is uint16"):
         vol.write_index((0, 0, 0), CHUNKS, np.ones(CHUNKS, np.int32))
 
 
 def test_write_index_refuses_data_of_another_shape(tmp_path):
     vol = _make(tmp_path / "g.zarr" / "s0")
-    with pytest.raises(ValueError, match="shape"):
+    with pytest.raises(ValueError, match=r"data has shape \(2, 4, 4\); .* wants \(2, 4, 5\)"):
         vol.write_index((0, 0, 0), CHUNKS, np.ones((2, 4, 4), np.uint16))
 
 
@@ -133,7 +133,7 @@ def test_a_scalar_fills_the_box(tmp_path):
 @pytest.mark.parametrize("value", [300, -1, 0.5, float("nan")], ids=["300", "-1", "0.5", "nan"])
 def test_a_scalar_that_does_not_survive_the_cast_exactly_raises(tmp_path, value):
     vol = _make(tmp_path / "g.zarr" / "s0", dtype="uint8")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=rf"data is {re.escape(repr(value))}, which dtype uint8 cannot hold exactly"):
         vol.write_index((0, 0, 0), CHUNKS, value)
 
 
@@ -197,7 +197,7 @@ def test_two_processes_writing_disjoint_units_produce_the_expected_array(tmp_pat
 def _centred_in(begin, end, vol) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The voxels whose centres lie in [begin, end), from the centres themselves."""
     first, last = [], []
-    for b, e, n, s, t in zip(begin, end, vol.shape, vol.voxel_size, vol.translation):
+    for b, e, n, s, t in zip(begin, end, vol.shape, vol.voxel_size, vol.translation, strict=True):
         inside = np.flatnonzero((t + s * np.arange(n) >= b) & (t + s * np.arange(n) < e))
         first.append(int(inside[0]))
         last.append(int(inside[-1]) + 1)
@@ -208,7 +208,7 @@ def test_write_box_writes_the_voxels_whose_centres_lie_in_it(tmp_path):
     vol = _make(tmp_path / "g.zarr" / "s0", voxel_size=(4, 4, 4), translation=(10, 10, 10))
     begin, end = (17.5, 7.9, 29.0), (33.5, 24.0, 64.5)  # no edge on a voxel corner
     first, last = _centred_in(begin, end, vol)
-    data = _values(tuple(e - b for b, e in zip(first, last)))
+    data = _values(tuple(e - b for b, e in zip(first, last, strict=True)))
     vol.write((begin, end), data)
     expected = np.zeros(SHAPE, np.uint16)
     expected[tuple(map(slice, first, last))] = data
@@ -228,8 +228,8 @@ def test_write_box_accepts_a_scalar(tmp_path):
 def test_write_box_reaching_outside_the_array_raises(tmp_path, begin, end):
     vol = _make(tmp_path / "g.zarr" / "s0", voxel_size=(4, 4, 4), translation=(10, 10, 10))
     first, last = vol.index_box((begin, end))
-    with pytest.raises(ValueError, match="outside"):
-        vol.write((begin, end), np.zeros(tuple(e - b for b, e in zip(first, last)), np.uint16))
+    with pytest.raises(ValueError, match="reaches outside the array on axis"):
+        vol.write((begin, end), np.zeros(tuple(e - b for b, e in zip(first, last, strict=True)), np.uint16))
 
 
 # ---------------------------------------------------------------- write units (Behaviour 16)
@@ -249,13 +249,13 @@ def test_write_shape_is_the_shard_shape_when_sharded(tmp_path):
 def test_chunks_covering_with_write_runs_on_the_write_unit_grid(tmp_path, write, unit):
     vol = _make(tmp_path / "g.zarr" / "s0", chunks=(2, 2, 5), shards=(4, 4, 10))
     begin, end = (3, 1, 9), (5, 9, 14)
-    expected = list(itertools.product(*(range(b // u, -(-e // u)) for b, e, u in zip(begin, end, unit))))
+    expected = list(itertools.product(*(range(b // u, -(-e // u)) for b, e, u in zip(begin, end, unit, strict=True))))
     assert vol.chunks_covering(begin, end, write=write) == expected
 
 
 def test_a_sharded_array_refuses_a_write_of_one_inner_chunk(tmp_path):
     vol = _make(tmp_path / "g.zarr" / "s0", chunks=(2, 2, 5), shards=(4, 4, 10))
-    with pytest.raises(ValueError, match="4"):
+    with pytest.raises(ValueError, match="bound 2 is not a multiple of the write unit 4"):
         vol.write_index((0, 0, 0), (2, 2, 5), np.ones((2, 2, 5), np.uint16))
 
 
@@ -293,19 +293,20 @@ def test_add_level_places_and_sizes_the_level_from_factors_and_origin(tmp_path, 
     o = (origin,) * 3 if isinstance(origin, int) else origin
     meta = wa.metadata(root / "s1")
     assert meta.voxel_size == pytest.approx([4 * k for k in f], rel=1e-12)
-    assert meta.translation == pytest.approx([2 + 4 * (p + (k - 1) / 2) for k, p in zip(f, o)], rel=1e-12)
-    assert meta.shape == tuple(math.ceil((n - p) / k) for n, k, p in zip(PYRAMID["shape"], f, o))
+    assert meta.translation == pytest.approx([2 + 4 * (p + (k - 1) / 2) for k, p in zip(f, o, strict=True)], rel=1e-12)
+    assert meta.shape == tuple(math.ceil((n - p) / k) for n, k, p in zip(PYRAMID["shape"], f, o, strict=True))
     assert (meta.voxel_size, meta.translation) == wa.level_placement((4, 4, 4), (2, 2, 2), factors, origin)
     assert meta.shape == wa.level_shape(PYRAMID["shape"], factors, origin)
 
 
 def test_add_level_keeps_a_channel_axis_whole(tmp_path):
     root = tmp_path / "g.zarr"
-    _make(root / "s0", shape=(3, 10, 12, 14), axes=("c", "z", "y", "x"), units=["", "nanometer", "nanometer", "nanometer"],
-          chunks=(1, 4, 4, 4))
+    _make(root / "s0", shape=(3, 10, 12, 14), axes=("c", "z", "y", "x"),
+          units=["", "nanometer", "nanometer", "nanometer"], chunks=(1, 4, 4, 4))
     wa.open_pyramid(root, mode="r+").add_level("s1", factors=2, origin=(0, 2, 0))
     meta = wa.metadata(root / "s1")
-    assert (meta.shape, meta.voxel_size, meta.translation) == ((3, 5, 5, 7), (1.0, 8.0, 8.0, 8.0), (0.0, 4.0, 12.0, 4.0))
+    expected = ((3, 5, 5, 7), (1.0, 8.0, 8.0, 8.0), (0.0, 4.0, 12.0, 4.0))
+    assert (meta.shape, meta.voxel_size, meta.translation) == expected
 
 
 def test_add_level_keeps_the_datasets_ordered_finest_to_coarsest(tmp_path):
@@ -322,8 +323,8 @@ def test_add_level_replaces_a_listed_entry_of_the_same_name(tmp_path):
     root = _pyramid(tmp_path)
     group = _read_json(root / "zarr.json")
     datasets = group["attributes"]["ome"]["multiscales"][0]["datasets"]
-    datasets.append({"path": "s1", "coordinateTransformations": [{"type": "scale", "scale": [5.0, 5.0, 5.0]},
-                                                                 {"type": "translation", "translation": [0.0, 0.0, 0.0]}]})
+    stale = [{"type": "scale", "scale": [5.0, 5.0, 5.0]}, {"type": "translation", "translation": [0.0, 0.0, 0.0]}]
+    datasets.append({"path": "s1", "coordinateTransformations": stale})
     (root / "zarr.json").write_text(json.dumps(group), encoding="utf-8")
     wa.open_pyramid(root, mode="r+").add_level("s1", factors=2)
     datasets = _read_json(root / "zarr.json")["attributes"]["ome"]["multiscales"][0]["datasets"]
@@ -334,7 +335,7 @@ def test_add_level_replaces_a_listed_entry_of_the_same_name(tmp_path):
 def test_add_level_over_an_existing_array_raises_file_exists_error(tmp_path):
     root = _pyramid(tmp_path)
     wa.open_pyramid(root, mode="r+").add_level("s1", factors=2)
-    with pytest.raises(FileExistsError):
+    with pytest.raises(FileExistsError, match=r"s1: something is already there \(zarr3 array\)"):
         wa.open_pyramid(root, mode="r+").add_level("s1", factors=2)
 
 
@@ -348,7 +349,7 @@ def test_add_level_with_exists_adopt_opens_the_identical_level(tmp_path):
 def test_add_level_with_exists_adopt_refuses_a_different_level(tmp_path):
     root = _pyramid(tmp_path)
     wa.open_pyramid(root, mode="r+").add_level("s1", factors=2)
-    with pytest.raises(ValueError, match="shape"):
+    with pytest.raises(ValueError, match=r"shape: found \(10, 11, 11\), wanted \(7, 7, 8\)"):
         wa.open_pyramid(root, mode="r+").add_level("s1", factors=3, exists="adopt")
 
 
@@ -389,14 +390,22 @@ def _box_of(vol, begin, end):
     return vol.write((begin, end), np.zeros((2, 4, 5), np.uint16))
 
 
+#: case -> (the refused write, what its message names)
 REFUSED = {
-    "another dtype": lambda vol: vol.write_index((0, 0, 0), CHUNKS, np.zeros(CHUNKS, np.int64)),
-    "another shape": lambda vol: vol.write_index((0, 0, 0), CHUNKS, np.zeros((2, 4, 4), np.uint16)),
-    "a misaligned bound": lambda vol: vol.write_index((0, 0, 1), (2, 4, 6), np.zeros(CHUNKS, np.uint16)),
-    "an index box past the end": lambda vol: vol.write_index((6, 0, 10), (8, 4, 15), np.zeros((2, 4, 5), np.uint16)),
-    "a world box outside": lambda vol: _box_of(vol, (-8, 0, 0), (0, 16, 20)),
-    "a scalar the dtype cannot hold": lambda vol: vol.write_index((0, 0, 0), CHUNKS, -1),
-    "a read-only handle": lambda vol: wa.open(vol.path).write_index((0, 0, 0), CHUNKS, np.zeros(CHUNKS, np.uint16)),
+    "another dtype": (lambda vol: vol.write_index((0, 0, 0), CHUNKS, np.zeros(CHUNKS, np.int64)),
+                      "data has dtype int64"),
+    "another shape": (lambda vol: vol.write_index((0, 0, 0), CHUNKS, np.zeros((2, 4, 4), np.uint16)),
+                      r"data has shape \(2, 4, 4\)"),
+    "a misaligned bound": (lambda vol: vol.write_index((0, 0, 1), (2, 4, 6), np.zeros(CHUNKS, np.uint16)),
+                           "axis 'x': bound 1 is not a multiple of the write unit 5"),
+    "an index box past the end": (lambda vol: vol.write_index((6, 0, 10), (8, 4, 15), np.zeros((2, 4, 5), np.uint16)),
+                                  r"axis 'x': \[10, 15\) is not inside the array's \[0, 14\)"),
+    "a world box outside": (lambda vol: _box_of(vol, (-8, 0, 0), (0, 16, 20)),
+                            "reaches outside the array on axis 'z'"),
+    "a scalar the dtype cannot hold": (lambda vol: vol.write_index((0, 0, 0), CHUNKS, -1),
+                                       "data is -1, which dtype uint16 cannot hold exactly"),
+    "a read-only handle": (lambda vol: wa.open(vol.path).write_index((0, 0, 0), CHUNKS, np.zeros(CHUNKS, np.uint16)),
+                           r"opened with mode='r'; open with mode='r\+' to write"),
 }
 
 
@@ -405,6 +414,7 @@ def test_a_refused_write_changes_nothing_in_the_store(tmp_path, case):
     vol = _make(tmp_path / "g.zarr" / "s0")
     vol.write_index((0, 0, 0), SHAPE, _values(SHAPE))
     before = _tree(tmp_path)
-    with pytest.raises(ValueError):
-        REFUSED[case](vol)
+    write, match = REFUSED[case]
+    with pytest.raises(ValueError, match=match):
+        write(vol)
     assert _tree(tmp_path) == before
