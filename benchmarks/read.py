@@ -123,7 +123,7 @@ def main() -> None:
         for name, key, target, calls in table:
             times = interleaved([call for _, call in calls], rounds[key], warmup=10)
             floor_median = statistics.median(times[0])
-            for row, ((label, _), series) in enumerate(zip(calls, times)):
+            for row, ((label, _), series) in enumerate(zip(calls, times, strict=True)):
                 median = statistics.median(series)
                 line = f"{name if row == 0 else '':18} {label:15} {rounds[key]:6} {median / 1e3:10.1f}"
                 if row > 0:

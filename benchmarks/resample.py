@@ -109,7 +109,7 @@ def check(name: str, got: np.ndarray, expected: np.ndarray) -> None:
         gap = np.abs(got.astype(np.int64) - expected.astype(np.int64))[differ]
         values, counts = np.unique(gap, return_counts=True)
         print(f"{name}: {int(differ.sum())} of {differ.size} voxels differ from the floor; |difference|: "
-              + ", ".join(f"{v} x{c}" for v, c in zip(values, counts)))
+              + ", ".join(f"{v} x{c}" for v, c in zip(values, counts, strict=True)))
     assert not differ.any(), f"{name} differs from the floor"
 
 
@@ -146,7 +146,7 @@ def main() -> None:
         for name, target, calls in table:
             times = interleaved([call for _, call, _ in calls], args.rounds)
             floor_median = statistics.median(times[0])
-            for row, ((label, _, issue), series) in enumerate(zip(calls, times)):
+            for row, ((label, _, issue), series) in enumerate(zip(calls, times, strict=True)):
                 median = statistics.median(series)
                 line = f"{name if row == 0 else '':11} {label:20} {median / 1e6:10.1f}"
                 if row > 0:

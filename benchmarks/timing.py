@@ -10,7 +10,7 @@ import gc
 import random
 import statistics
 import time
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 
 def interleaved(calls: Sequence[Callable], rounds: int, warmup: int = 2,
@@ -38,7 +38,7 @@ def interleaved(calls: Sequence[Callable], rounds: int, warmup: int = 2,
 
 def per_round(series: Sequence[int], floor: Sequence[int]) -> float:
     """The median of the per-round ratios of ``series`` to ``floor``."""
-    return statistics.median(t / f for t, f in zip(series, floor))
+    return statistics.median(t / f for t, f in zip(series, floor, strict=True))
 
 
 def verdict(of_medians: float, of_ratios: float, target: float) -> str:

@@ -42,7 +42,7 @@ ROUNDS = 1000
 
 def noise(rng: np.random.Generator) -> np.ndarray:
     """A fresh 128^3 uint8 block with 6 bits of noise per byte (random bytes are quicker to draw than integers)."""
-    shape = tuple(e - b for b, e in zip(BEGIN, END))
+    shape = tuple(e - b for b, e in zip(BEGIN, END, strict=True))
     return np.frombuffer(rng.bytes(int(np.prod(shape))), dtype=np.uint8).reshape(shape) & 63
 
 
@@ -88,7 +88,7 @@ def main() -> None:
         print(f"{'':15} {'':>6} {'':>10} {'medians':>9} {'ratios':>10} {'vol.ts':>8}")
         times = interleaved([call for _, call in table], rounds, warmup=5, arguments=lambda: (noise(rng),))
         floor_median = statistics.median(times[0])
-        for row, ((label, _), series) in enumerate(zip(table, times)):
+        for row, ((label, _), series) in enumerate(zip(table, times, strict=True)):
             median = statistics.median(series)
             line = f"{label:15} {rounds:6} {median / 1e6:10.2f}"
             if row > 0:

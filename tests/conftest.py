@@ -17,7 +17,7 @@ import pytest
 import tensorstore as ts
 
 # the servers tests start and stop themselves: http_server, silent_server, s3_server
-pytest_plugins = ("servers",)
+pytest_plugins = ("servers", "doctest_names")
 
 
 def arange_values(shape, dtype) -> np.ndarray:

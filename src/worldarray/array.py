@@ -16,13 +16,13 @@ from typing import Any, Literal, TypeAlias, overload
 from numpy.typing import DTypeLike
 
 import numpy as np
-import tensorstore as ts
+from tensorstore import Context, TensorStore
 
 from . import resample, retry, store, write
 from .geometry import Box, BoxLike, padded
 from .grid import Target, target_grid
-from .handle import (METHODS, Index, Masked, Options, Padding, PathLike, Sizes, Transform, checked_padding, one_of,
-                     open_level, pinned)
+from .handle import (METHODS, Index, Masked, Opened, Options, Padding, PathLike, Sizes, Transform, checked_padding,
+                     one_of, open_level, pinned)
 from .keys import chunk_indices, chunk_key, key_format, parse_chunk_key
 from .levels import Level
 from .metadata import ArrayMeta
@@ -104,10 +104,14 @@ class WorldArray:
     by passing them to ``super().__init__``, and keep attributes of their own, which pickle with the handle.
     """
 
+    _opened: Opened
+    _options: Options
+    _context: Context | None
+
     def __init__(self, path: PathLike, *, level: Level = None, voxel_size: Sizes | None = None,
                  level_mode: str = "floor", on_mismatch: str = "error", padding: Padding = 0, method: str = "nearest",
                  select: Mapping[str, int] | None = None, units: UnitsArgument = NANOMETER,
-                 context: ts.Context | None = None, retries: Retry | None = None, metadata_conflicts: str = "error",
+                 context: Context | None = None, retries: Retry | None = None, metadata_conflicts: str = "error",
                  base_voxel_size: Sizes | None = None, base_units: str | None = None, anchor: Sizes | None = None,
                  transform: Transform | None = None, strict_units: bool = True, mode: str = "r",
                  store_fill: bool = False) -> None:
@@ -116,7 +120,7 @@ class WorldArray:
                           store_fill)
         self._open(store.normalize(path), options, context)
 
-    def _open(self, path: str, options: Options, context: ts.Context | None) -> None:
+    def _open(self, path: str, options: Options, context: Context | None) -> None:
         with retry.governing(options.retries):
             opened = open_level(path, options, context)
         checked_padding(options.padding, opened.frame.dtype)
@@ -153,7 +157,7 @@ class WorldArray:
         return self._opened.frame.meta
 
     @property
-    def ts(self) -> ts.TensorStore:
+    def ts(self) -> TensorStore:
         """The tensorstore: C-order axes, origin 0, selected axes dropped."""
         return self._opened.store
 
@@ -326,7 +330,7 @@ class WorldArray:
         fill = self._options.padding if padding is None else checked_padding(padding, self.dtype)
         return padded(begin, end, shape, fill, fetch, lambda: resample.output_dtype(self.dtype, transform), mask)
 
-    def _fetch(self, view: ts.TensorStore, nbytes: int, retries: Retry | None) -> np.ndarray:
+    def _fetch(self, view: TensorStore, nbytes: int, retries: Retry | None) -> np.ndarray:
         """Read a view of ``nbytes`` under the retry policy (Behaviour 6): attempt 1 inline, the loop only after a
         failure."""
         policy = retries or self._options.retries or _NO_POLICY
@@ -349,7 +353,7 @@ class WorldArray:
 
         return resample.read(plans, fill, mask, transform, post_transform, self.dtype, fetch)
 
-    def _pinned(self, select: Mapping[str, int]) -> tuple[ts.TensorStore, list[int]]:
+    def _pinned(self, select: Mapping[str, int]) -> tuple[TensorStore, list[int]]:
         pins, kept = self._opened.frame.kept(select)
         return pinned(self._opened.store, pins), kept
 
@@ -494,7 +498,7 @@ class WorldArray:
 
     # ------------------------------------------------------------ copies
 
-    def reopen(self, context: ts.Context | None = None, **overrides: Any) -> WorldArray:
+    def reopen(self, context: Context | None = None, **overrides: Any) -> WorldArray:
         """The same array opened again, on another context or with other open arguments (``open``'s keywords)."""
         options = dataclasses.replace(self._options, **overrides)
         return _restore(type(self), self.path, options, context, self._own_attributes())
@@ -520,7 +524,7 @@ class WorldArray:
 _STATE = frozenset({"_opened", "_options", "_context"})
 
 
-def _restore(cls: type[WorldArray], path: str, options: Options, context: ts.Context | None,
+def _restore(cls: type[WorldArray], path: str, options: Options, context: Context | None,
              extra: dict[str, Any]) -> WorldArray:
     obj = cls.__new__(cls)
     obj.__dict__.update(extra)
@@ -539,11 +543,12 @@ open = WorldArray  # noqa: A001 - the package's own name for it
 
 
 def create(path: PathLike, shape: int | Sequence[int], dtype: DTypeLike, voxel_size: Sizes, translation: Sizes, *,
-           axes: Sequence[str] | None = None, units: UnitsArgument = NANOMETER, chunks: int | Sequence[int] | None = None,
+           axes: Sequence[str] | None = None, units: UnitsArgument = NANOMETER,
+           chunks: int | Sequence[int] | None = None,
            shards: int | Sequence[int] | None = None, fill_value: float = 0, codecs: Codecs = "zstd",
            format: str | None = None, attrs: Mapping[str, Any] | None = None,
            group_attrs: Mapping[str, Any] | None = None, exists: str = "error", store_fill: bool = False,
-           context: ts.Context | None = None, retries: Retry | None = None) -> WorldArray:
+           context: Context | None = None, retries: Retry | None = None) -> WorldArray:
     """Create a placed level of an OME-NGFF zarr pyramid and return it opened for writing (Behaviours 11 and 12).
 
     The group document comes first (made when absent; else only this level's dataset entry is added or replaced),

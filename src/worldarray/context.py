@@ -1,4 +1,4 @@
-"""Every open without a context shares one tensorstore context per cache budget, so a pyramid's levels share one pool."""
+"""Every open without a context shares one tensorstore context per cache budget, so a pyramid's levels share a pool."""
 
 from __future__ import annotations
 

@@ -106,8 +106,8 @@ def clean_zarr2_metadata(zarray: Mapping[str, Any]) -> dict:
     """
     cleaned = dict(zarray)
     compressor = zarray.get("compressor")
-    accepted = _ZARR2_COMPRESSOR_MEMBERS.get(compressor.get("id")) if isinstance(compressor, dict) else None
-    if accepted is not None:
+    if isinstance(compressor, dict) and compressor.get("id") in _ZARR2_COMPRESSOR_MEMBERS:
+        accepted = _ZARR2_COMPRESSOR_MEMBERS[compressor["id"]]
         cleaned["compressor"] = {name: value for name, value in compressor.items() if name in accepted}
     return cleaned
 
@@ -166,7 +166,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
 )}
 
 # The probe keys in the order that decides the format, each with its format and the kind it makes the node.
-_PROBES: tuple[tuple[str, str, Callable[[Mapping[str, Any]], str]], ...] = (
+_PROBES: tuple[tuple[str, str, Callable[[Mapping[str, Any]], Any]], ...] = (
     ("zarr.json", "zarr3", lambda doc: doc.get("node_type")),
     (".zarray", "zarr2", lambda doc: "array"),
     (".zgroup", "zarr2", lambda doc: "group"),
@@ -227,7 +227,8 @@ def scale_key_of(parent: Node, name: str) -> str | None:
 
 def _read_ancestors(path: str) -> tuple[Document, ...]:
     """OME documents of the grandparent and two further ancestors; anything but a document ends the walk quietly."""
-    chain, current = [], store.parent(path)
+    chain: list[str] = []
+    current = store.parent(path)
     current = store.parent(current) if current else None
     while current and not store.is_root(current) and len(chain) < 3:
         chain.append(current)
@@ -346,7 +347,7 @@ def source_of(found: Gathered) -> Source:
     url = store.url(node.path, document)
     if node.format == "precomputed":
         info, index = node.docs["info"], _scale_index(node)
-        own = Document(store.join(node.path, node.scale_key), url, dict(info["scales"][index]))
+        own = Document(store.join(node.path, str(node.scale_key)), url, dict(info["scales"][index]))
         return Source("precomputed", own.path, info, url, own, (Document(node.path, url, node.attrs),), index)
     own = Document(node.path, node.attrs_url, node.attrs)
     return Source(node.format, node.path, node.docs[document], url, own, found.ancestors)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import sys
 import warnings
+from types import FrameType
 
 __all__ = ["MetadataWarning", "logger", "warn"]
 
@@ -24,7 +25,8 @@ class MetadataWarning(UserWarning):
 
 def _caller_level() -> int:
     """The ``stacklevel`` of the first frame outside the package, counted from ``warn``'s caller."""
-    level, frame = 2, sys._getframe(2)
+    level = 2
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == _PACKAGE:
         level, frame = level + 1, frame.f_back
     return level

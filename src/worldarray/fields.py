@@ -77,7 +77,8 @@ def list_of(value, url, key, length=None, kind="numbers"):
     if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__len__"):
         raise ValueError(f"{where(url, key)} is {value!r}; expected a list of {kind}")
     if length is not None and len(value) != length:
-        raise ValueError(f"{where(url, key)} is {list(value)!r} ({len(value)} entries); expected {length} entries, one per axis")
+        raise ValueError(f"{where(url, key)} is {list(value)!r} ({len(value)} entries); expected {length} entries, "
+                         "one per axis")
     return list(value)
 
 
@@ -109,7 +110,8 @@ def strings(value, url, key, length=None) -> tuple[str, ...]:
 def leading(values: tuple, ndim: int, fill, url: str, key: str) -> tuple:
     """A list shorter than the array covers its trailing axes; the leading ones get ``fill``."""
     if len(values) > ndim:
-        raise ValueError(f"{where(url, key)} is {list(values)!r} ({len(values)} entries); expected at most {ndim}, one per axis")
+        raise ValueError(f"{where(url, key)} is {list(values)!r} ({len(values)} entries); expected at most {ndim}, "
+                         "one per axis")
     return (fill,) * (ndim - len(values)) + tuple(values)
 
 
@@ -150,7 +152,7 @@ def holds_exactly(value: Any, dtype: np.dtype) -> bool:
 
 
 def exact_value(label: str, value: Any, dtype: np.dtype) -> Any:
-    """``value`` when it is one number that ``dtype`` holds exactly; else ValueError naming ``label``, value and dtype."""
+    """``value`` when it is one number ``dtype`` holds exactly; else ValueError naming ``label``, value and dtype."""
     if isinstance(value, (str, bytes)) or np.ndim(value) != 0 or not holds_exactly(value, dtype):
         raise ValueError(f"{label} is {value!r}, which dtype {dtype} cannot hold exactly")
     return value

@@ -202,7 +202,7 @@ def centres(corner: Sequence[float], voxel_size: Sequence[float]) -> tuple[float
     return tuple(float(c) + float(s) / 2 for c, s in zip(corner, voxel_size, strict=True))
 
 
-def centre_of(corner: float, voxel_size: float, index: float) -> float:
+def centre_of(corner: Any, voxel_size: Any, index: Any) -> Any:
     """The centre of voxel ``index`` on a grid whose voxel 0 has its lower corner at ``corner``."""
     return corner + (index + 0.5) * voxel_size
 
@@ -291,7 +291,7 @@ def on_grid(edge: float, translation: float, voxel_size: float) -> bool:
 
 
 def clip(begin: Sequence[int], end: Sequence[int], shape: Sequence[int]):
-    """The part of the voxel box ``[begin, end)`` inside ``[0, shape)``, as (low, high), and where it sits in the box."""
+    """The part of the voxel box ``[begin, end)`` inside ``[0, shape)``, as (low, high), and where it sits in it."""
     low = [min(max(b, 0), n) for b, n in zip(begin, shape, strict=True)]
     high = [max(min(e, n), lo) for e, n, lo in zip(end, shape, low, strict=True)]
     inner = tuple(slice(lo - b, hi - b) for lo, hi, b in zip(low, high, begin, strict=True))
@@ -357,7 +357,7 @@ class Box:
             raise ValueError(f"box begin {begin} and end {end} have different lengths")
         if any(math.isnan(v) for v in begin + end):
             raise ValueError(f"box [{begin}, {end}) holds NaN")
-        if any(e < b for b, e in zip(begin, end)):
+        if any(e < b for b, e in zip(begin, end, strict=True)):
             raise ValueError(f"box begin {begin} is after its end {end} on some axis")
         object.__setattr__(self, "begin", begin)
         object.__setattr__(self, "end", end)
@@ -369,25 +369,25 @@ class Box:
     @property
     def shape(self) -> tuple[float, ...]:
         """The extent per axis, end - begin."""
-        return tuple(e - b for b, e in zip(self.begin, self.end))
+        return tuple(e - b for b, e in zip(self.begin, self.end, strict=True))
 
     @property
     def centre(self) -> tuple[float, ...]:
-        return tuple((b + e) / 2 for b, e in zip(self.begin, self.end))
+        return tuple((b + e) / 2 for b, e in zip(self.begin, self.end, strict=True))
 
     @property
     def empty(self) -> bool:
         """True when the box holds no volume on some axis."""
-        return any(e <= b for b, e in zip(self.begin, self.end))
+        return any(e <= b for b, e in zip(self.begin, self.end, strict=True))
 
-    def intersect(self, other) -> "Box":
+    def intersect(self, other) -> Box:
         """The part both boxes share (empty, at this box's clipped begin, when they are disjoint)."""
         other = as_box(other, self.ndim)
-        begin = tuple(max(a, b) for a, b in zip(self.begin, other.begin))
-        end = tuple(max(b, min(a, c)) for a, b, c in zip(self.end, begin, other.end))
+        begin = tuple(max(a, b) for a, b in zip(self.begin, other.begin, strict=True))
+        end = tuple(max(b, min(a, c)) for a, b, c in zip(self.end, begin, other.end, strict=True))
         return Box(begin, end)
 
-    def union(self, other) -> "Box":
+    def union(self, other) -> Box:
         """The smallest box holding both."""
         other = as_box(other, self.ndim)
         if other.empty:
@@ -401,21 +401,24 @@ class Box:
         boxlike = hasattr(other, "begin") or hasattr(other, "offset")
         if boxlike or np.ndim(other) == 2 or (np.ndim(other) == 1 and len(other) == 2 and np.ndim(other[0]) == 1):
             other = as_box(other, self.ndim)
-            return other.empty or all(b <= ob and oe <= e for b, e, ob, oe in zip(self.begin, self.end, other.begin, other.end))
+            pairs = zip(self.begin, self.end, other.begin, other.end, strict=True)
+            return other.empty or all(b <= ob and oe <= e for b, e, ob, oe in pairs)
         point = per_axis(other, self.ndim, "point", finite=False)
-        return all(b <= p < e for b, e, p in zip(self.begin, self.end, point))
+        return all(b <= p < e for b, e, p in zip(self.begin, self.end, point, strict=True))
 
-    def grow(self, before, after=None) -> "Box":
+    def grow(self, before, after=None) -> Box:
         """Grow by ``before`` below and ``after`` (default ``before``) above, per axis or one number for all."""
         low = per_axis(before, self.ndim, "before", finite=False)
         high = low if after is None else per_axis(after, self.ndim, "after", finite=False)
-        return Box(tuple(b - d for b, d in zip(self.begin, low)), tuple(e + d for e, d in zip(self.end, high)))
+        return Box(tuple(b - d for b, d in zip(self.begin, low, strict=True)),
+                   tuple(e + d for e, d in zip(self.end, high, strict=True)))
 
-    def shift(self, by) -> "Box":
+    def shift(self, by) -> Box:
         move = per_axis(by, self.ndim, "shift", finite=False)
-        return Box(tuple(b + d for b, d in zip(self.begin, move)), tuple(e + d for e, d in zip(self.end, move)))
+        return Box(tuple(b + d for b, d in zip(self.begin, move, strict=True)),
+                   tuple(e + d for e, d in zip(self.end, move, strict=True)))
 
-    def snap(self, voxel_size, translation, mode: str = "grow") -> "Box":
+    def snap(self, voxel_size, translation, mode: str = "grow") -> Box:
         """Move begin and end onto the voxel corners of a grid: "grow" outward, "shrink" inward, or "closest"."""
         rounding = _SNAP_MODES.get(mode)
         if rounding is None:
@@ -423,9 +426,9 @@ class Box:
         size = per_axis(voxel_size, self.ndim, "voxel_size", finite=False)
         corner = corners(per_axis(translation, self.ndim, "translation", finite=False), size)
         low, high = rounding
-        begin = tuple(c + low(snap_integral((b - c) / s)) * s for b, c, s in zip(self.begin, corner, size))
-        end = tuple(c + high(snap_integral((e - c) / s)) * s for e, c, s in zip(self.end, corner, size))
-        return Box(begin, tuple(max(b, e) for b, e in zip(begin, end)))
+        begin = tuple(c + low(snap_integral((b - c) / s)) * s for b, c, s in zip(self.begin, corner, size, strict=True))
+        end = tuple(c + high(snap_integral((e - c) / s)) * s for e, c, s in zip(self.end, corner, size, strict=True))
+        return Box(begin, tuple(max(b, e) for b, e in zip(begin, end, strict=True)))
 
     def to_index(self, voxel_size, translation) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The voxels whose centres lie in the box (Behaviour 2), as index (begin, end)."""
@@ -433,15 +436,16 @@ class Box:
                            per_axis(translation, self.ndim, "translation", finite=False))
 
     @classmethod
-    def from_index(cls, begin, end, voxel_size, translation) -> "Box":
+    def from_index(cls, begin, end, voxel_size, translation) -> Box:
         """The world box of voxels [begin, end): from voxel begin's lower corner to voxel end's."""
         ndim = len(tuple(begin))
         size = per_axis(voxel_size, ndim, "voxel_size", finite=False)
         corner = corners(per_axis(translation, ndim, "translation", finite=False), size)
-        return cls(tuple(c + b * s for c, b, s in zip(corner, begin, size)), tuple(c + e * s for c, e, s in zip(corner, end, size)))
+        return cls(tuple(c + b * s for c, b, s in zip(corner, begin, size, strict=True)),
+                   tuple(c + e * s for c, e, s in zip(corner, end, size, strict=True)))
 
     def __repr__(self) -> str:
-        return "Box({" + ", ".join(f"[{b:g}, {e:g})" for b, e in zip(self.begin, self.end)) + "})"
+        return "Box({" + ", ".join(f"[{b:g}, {e:g})" for b, e in zip(self.begin, self.end, strict=True)) + "})"
 
 
 class _BeginEnd(Protocol):
@@ -473,18 +477,20 @@ _SNAP_MODES = {
 
 def as_box(value: BoxLike, ndim: int | None = None) -> Box:
     """Accept a Box, anything with .begin/.end or .offset/.shape (a funlib Roi), or a (begin, end) pair."""
-    if isinstance(value, Box):
-        box = value
-    elif hasattr(value, "begin") and hasattr(value, "end"):
-        box = Box(tuple(value.begin), tuple(value.end))
-    elif hasattr(value, "offset") and hasattr(value, "shape"):
-        box = Box(tuple(value.offset), tuple(o + s for o, s in zip(value.offset, value.shape)))
+    given: Any = value  # duck-typed: a Roi has begin and end, or offset and shape
+    if isinstance(given, Box):
+        box = given
+    elif hasattr(given, "begin") and hasattr(given, "end"):
+        box = Box(tuple(given.begin), tuple(given.end))
+    elif hasattr(given, "offset") and hasattr(given, "shape"):
+        box = Box(tuple(given.offset), tuple(o + s for o, s in zip(given.offset, given.shape, strict=True)))
     else:
         try:
-            begin, end = value
+            begin, end = given
             box = Box(tuple(begin), tuple(end))
         except (TypeError, ValueError) as error:
-            raise ValueError(f"box is {value!r}; expected a (begin, end) pair, a Box, or an object with begin/end or offset/shape") from error
+            raise ValueError(f"box is {value!r}; expected a (begin, end) pair, a Box, or an object with begin/end or "
+                             "offset/shape") from error
     if ndim is not None and box.ndim != ndim:
         raise ValueError(f"box {box!r} has {box.ndim} axes; expected {ndim}")
     return box

@@ -244,7 +244,7 @@ def _dropped(grid: ArrayMeta, pins: Sequence[tuple[int, int]]) -> ArrayMeta:
     return grid
 
 
-def frame_of(source: ArrayMeta, voxel_size: Sequence[float] | None, policy: str, anchor: Any,
+def frame_of(source: ArrayMeta, voxel_size: float | Sequence[float] | None, policy: str, anchor: Any,
              select: Mapping[str, int] | None, refuse: Any) -> Frame:
     """The frame of a handle on the stored level ``source`` (in the units asked for), opened at ``voxel_size``.
 

@@ -42,6 +42,13 @@ class _Facts:
     origin: tuple[int, ...] | None
     ndim: int | None
 
+    @property
+    def joined_by(self) -> str:
+        """The separator of a format whose keys have one (precomputed's voxel ranges have none)."""
+        if self.separator is None:
+            raise ValueError("precomputed keys are voxel ranges, joined by no separator")
+        return self.separator
+
 
 def _whole_numbers(values, name: str, low: int | None) -> tuple[int, ...] | None:
     if values is None:
@@ -86,10 +93,10 @@ class _Spelling:
         return "."
 
     def key(self, index: tuple[int, ...], facts: _Facts) -> str:
-        return _join(index, facts.separator, facts)
+        return _join(index, facts.joined_by, facts)
 
     def split(self, key: str, facts: _Facts) -> tuple[int, ...] | None:
-        return _split_whole(key, facts.separator, facts)
+        return _split_whole(key, facts.joined_by, facts)
 
     def documents(self, docs: Mapping[str, Any], scale_key: str | None) -> dict:
         raise NotImplementedError
@@ -172,9 +179,10 @@ class _Precomputed(_Spelling):
             raise ValueError(f"precomputed keys name every axis; index {list(index)!r} has {len(index)} "
                              f"entries, the scale {len(shape)}")
         if len(index) == 4 and index[0] != 0:
-            raise ValueError(f"index {list(index)!r}: a precomputed chunk holds every channel, so the channel index is 0")
+            raise ValueError(f"index {list(index)!r}: a precomputed chunk holds every channel, so the channel index "
+                             "is 0")
         ranges = []
-        for i, c, n, first in list(zip(index, chunk_shape, shape, origin))[::-1][:3]:
+        for i, c, n, first in list(zip(index, chunk_shape, shape, origin, strict=True))[::-1][:3]:
             begin = first + i * c
             ranges.append(f"{begin}-{min(begin + c, first + n)}")
         return "_".join(ranges)
@@ -185,7 +193,8 @@ class _Precomputed(_Spelling):
         if len(matches) != 3 or not all(matches):
             return None
         index = []
-        for match, c, first in zip(matches, chunk_shape[::-1], origin[::-1]):
+        # x, y, z: the three ranges name the spatial axes, whatever channel axis comes first in C order
+        for match, c, first in zip(matches, chunk_shape[::-1], origin[::-1], strict=False):
             steps, rest = divmod(int(match.group(1)) - first, c)
             if steps < 0 or rest:
                 return None
@@ -203,7 +212,8 @@ class _Precomputed(_Spelling):
         chunks = ints((scale.get("chunk_sizes") or [None])[0], "info", f"{where}.chunk_sizes[0]", 3)
         size = ints(scale.get("size"), "info", f"{where}.size", 3)
         # info lists x first; the arguments are C order, and the channel axis is one chunk starting at 0
-        return _format_dict(None, "default", lead + chunks[::-1], lead + size[::-1], (0,) * len(lead) + tuple(offset[::-1]))
+        return _format_dict(None, "default", lead + chunks[::-1], lead + size[::-1],
+                            (0,) * len(lead) + tuple(offset[::-1]))
 
 
 def _precomputed_scale(info: Mapping[str, Any], scale_key: str | None) -> tuple[Mapping[str, Any], str]:
@@ -226,16 +236,17 @@ _SPELLINGS: dict[str, _Spelling] = {s.name: s for s in (_Zarr2(), _Zarr3(), _N5(
 
 
 def _precomputed_facts(facts: _Facts) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
-    missing = [name for name in ("chunk_shape", "shape") if getattr(facts, name) is None]
-    if missing:
+    chunk_shape, shape = facts.chunk_shape, facts.shape
+    if chunk_shape is None or shape is None:
+        missing = [name for name, value in (("chunk_shape", chunk_shape), ("shape", shape)) if value is None]
         raise ValueError(f"precomputed keys are voxel ranges, so they need {' and '.join(missing)} (C order, z y x)")
-    shape = facts.shape
     if len(shape) not in (3, 4):
         raise ValueError(f"shape is {list(shape)!r}; a precomputed scale has 3 axes (z, y, x) or 4 (c, z, y, x)")
     origin = facts.origin if facts.origin is not None else (0,) * len(shape)
     if len(origin) not in (3, len(shape)):
-        raise ValueError(f"origin is {list(origin)!r}; expected the voxel_offset in C order, one entry per spatial axis")
-    return facts.chunk_shape, shape, (0,) * (len(shape) - len(origin)) + origin
+        raise ValueError(f"origin is {list(origin)!r}; expected the voxel_offset in C order, one entry per spatial "
+                         "axis")
+    return chunk_shape, shape, (0,) * (len(shape) - len(origin)) + origin
 
 
 def _document(docs: Mapping[str, Any], name: str) -> Mapping[str, Any]:
@@ -261,7 +272,8 @@ def _facts(spelling: _Spelling, separator, encoding, chunk_shape, shape, origin,
         raise ValueError(f"encoding is {encoding!r}; expected one of {', '.join(map(repr, _ENCODINGS))}")
     separator = spelling.default_separator(encoding) if separator is None else separator
     if separator not in spelling.separators:
-        allowed = " or ".join(repr(s) for s in spelling.separators) if spelling.separators != (None,) else "no separator"
+        named = " or ".join(repr(s) for s in spelling.separators)
+        allowed = named if spelling.separators != (None,) else "no separator"
         raise ValueError(f"separator is {separator!r}; {spelling.name} keys take {allowed}")
     chunk_shape = _whole_numbers(chunk_shape, "chunk_shape", 1)
     shape = _whole_numbers(shape, "shape", 0)
@@ -278,7 +290,8 @@ def _facts(spelling: _Spelling, separator, encoding, chunk_shape, shape, origin,
 def _off_grid(index: tuple[int, ...], facts: _Facts) -> bool:
     if facts.chunk_shape is None or facts.shape is None:
         return False
-    return any(i >= -(-n // c) for i, c, n in zip(index, facts.chunk_shape, facts.shape))
+    # an index may be a key prefix of the leading axes
+    return any(i >= -(-n // c) for i, c, n in zip(index, facts.chunk_shape, facts.shape, strict=False))
 
 
 def _parse(spelling: _Spelling, facts: _Facts, key: str) -> tuple[int, ...] | None:
@@ -337,14 +350,14 @@ def chunk_key(index: Sequence[int], format: str, separator: str | None = None, e
     """
     spelling = _spelling(format)
     facts = _facts(spelling, separator, encoding, chunk_shape, shape, origin, None)
-    index = _whole_numbers(index, "index", 0)
-    if facts.ndim is not None and len(index) > facts.ndim:
-        raise ValueError(f"index {list(index)!r} has {len(index)} entries; the array has {facts.ndim} axes")
-    if _off_grid(index, facts):
-        grid = [-(-n // c) for c, n in zip(facts.chunk_shape, facts.shape)]
-        raise ValueError(f"index {list(index)!r} is off the grid of {grid!r} units (shape {list(facts.shape)!r}, "
+    position = _whole_numbers(index, "index", 0) or ()
+    if facts.ndim is not None and len(position) > facts.ndim:
+        raise ValueError(f"index {list(position)!r} has {len(position)} entries; the array has {facts.ndim} axes")
+    if facts.chunk_shape is not None and facts.shape is not None and _off_grid(position, facts):
+        grid = [-(-n // c) for c, n in zip(facts.chunk_shape, facts.shape, strict=True)]
+        raise ValueError(f"index {list(position)!r} is off the grid of {grid!r} units (shape {list(facts.shape)!r}, "
                          f"chunk_shape {list(facts.chunk_shape)!r})")
-    return spelling.key(index, facts)
+    return spelling.key(position, facts)
 
 
 def parse_chunk_key(key: str, format: str, separator: str | None = None, encoding: str = "default",
@@ -431,9 +444,11 @@ def list_chunk_keys(path, separator: str = ".", ndim: int | None = None) -> list
     return sorted(found)
 
 
-def chunk_indices(format: str, docs: Mapping[str, Any], directory: str, ndim: int, scale_key: str | None = None):
+def chunk_indices(format: str, docs: Mapping[str, Any], directory: str, ndim: int,
+                  scale_key: str | None = None) -> list[tuple[int, ...]]:
     """Chunk indices stored for an array, in C order on its write grid, found by listing its keys and parsing them."""
     spelling = _spelling(format)
     facts = _facts(spelling, ndim=ndim, **key_format(format, docs, scale_key))
-    listed = store.list_keys(store.join(directory, scale_key) if format == "precomputed" else directory)
+    scale = scale_key if format == "precomputed" else None
+    listed = store.list_keys(store.join(directory, scale) if scale is not None else directory)
     return sorted(index for index in (_parse(spelling, facts, key) for key in listed) if index is not None)

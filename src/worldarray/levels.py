@@ -90,7 +90,8 @@ def pick(node: Node, level: Any, names: tuple[str, ...]) -> str:
         level = 0
     if isinstance(level, int):
         if not -len(names) <= level < len(names):
-            raise ValueError(f"{node.path}: level {level} does not exist; the levels are {describe_levels(node, names)}")
+            raise ValueError(f"{node.path}: level {level} does not exist; the levels are "
+                             f"{describe_levels(node, names)}")
         return names[level]
     if isinstance(level, str):
         name = level.strip("/")
@@ -128,7 +129,8 @@ def resolve(path: str, level: Level = None, found: Gathered | None = None) -> Ga
         chosen = gather(store.join(node.path, name), above=found)
     except FileNotFoundError as error:
         raise ValueError(
-            f"{node.path}: level {level!r} names {name!r}, where there is no array; the levels are {describe_levels(node, names)}"
+            f"{node.path}: level {level!r} names {name!r}, where there is no array; the levels are "
+            f"{describe_levels(node, names)}"
         ) from error
     source_of(chosen)  # a level must be an array
     return chosen
@@ -287,14 +289,15 @@ def choose(path: str, level: Level = None, voxel_size: float | Sequence[float] |
         names = tuple(n for n, _ in listed) if listed else (name,)
         return Choice(found, name, names, None, listed or None)
     names = level_names(node)
-    listed = level_placements(group_source(node))
+    listing = level_placements(group_source(node))
+    listed = tuple(listing) if listing else None
     if level is None and voxel_size is not None and names:
         placements = listed or _placements_of(node, found, names)
         level = select_level([(n, sizes(p)) for n, p in placements], voxel_size, level_mode)[0]
     chosen = resolve(path, level, found)
     name = chosen.node.scale_key or chosen.node.path[len(node.path) :].strip("/")
     group = found if node.format != "precomputed" else None
-    return Choice(chosen, name, names, group, tuple(listed) if listed else None)
+    return Choice(chosen, name, names, group, listed)
 
 
 def _in_nanometres(placement: Placement, ndim: int) -> tuple[tuple[float, ...], tuple[float, ...]]:

@@ -179,11 +179,13 @@ def _zarr2_facts(source: Source) -> Facts:
 def _zarr3_facts(source: Source) -> Facts:
     doc, url = source.array, source.array_url
     shape = ints(doc.get("shape"), url, "shape")
-    grid = ints((doc.get("chunk_grid") or {}).get("configuration", {}).get("chunk_shape"), url, "chunk_grid.configuration.chunk_shape", len(shape))
+    grid = ints((doc.get("chunk_grid") or {}).get("configuration", {}).get("chunk_shape"), url,
+                "chunk_grid.configuration.chunk_shape", len(shape))
     codecs = doc.get("codecs") or []
     inner, shard = grid, None
     if codecs and isinstance(codecs[0], Mapping) and codecs[0].get("name") == "sharding_indexed":
-        inner = ints(codecs[0].get("configuration", {}).get("chunk_shape"), url, "codecs[0].configuration.chunk_shape", len(shape))
+        inner = ints(codecs[0].get("configuration", {}).get("chunk_shape"), url,
+                     "codecs[0].configuration.chunk_shape", len(shape))
         shard = grid
     names = doc.get("dimension_names")
     if names is not None and all(n is not None for n in names):
@@ -213,7 +215,8 @@ def _precomputed_scale(source: Source) -> Mapping[str, Any]:
     scales = list_of(source.array.get("scales"), source.array_url, "scales", kind="scale objects")
     index = source.scale_index or 0
     if not 0 <= index < len(scales) or not isinstance(scales[index], Mapping):
-        raise ValueError(f"{where(source.array_url, 'scales')} has {len(scales)} entries; expected an object at index {index}")
+        raise ValueError(f"{where(source.array_url, 'scales')} has {len(scales)} entries; expected an object at "
+                         f"index {index}")
     return scales[index]
 
 
@@ -256,11 +259,12 @@ def _cosem_transform(transform, ndim, url) -> Placement:
         leading(scale, ndim, 1.0, url, "transform.scale"),
         leading(move, ndim, 0.0, url, "transform.translate"),  # COSEM's translate is voxel 0's centre
         leading(units, ndim, "", url, "transform.units"),
-        axes_list(strings(axes, url, "transform.axes", len(scale))[::order], ndim, url, "transform.axes") if axes else None,
+        axes_list(strings(axes, url, "transform.axes", len(scale))[::order], ndim, url, "transform.axes")
+        if axes else None,
     )
 
 
-def _cosem(source: Source, facts: Facts, ndim: int, **_) -> Placement | None:
+def _cosem(source: Source, facts: Facts, ndim: int, **_: Any) -> Placement | None:
     """COSEM: the array's transform; on N5, else the parent's multiscales dataset transform for this path."""
     transform = source.own.attrs.get("transform")
     if isinstance(transform, Mapping):
@@ -269,7 +273,7 @@ def _cosem(source: Source, facts: Facts, ndim: int, **_) -> Placement | None:
     if source.format != "n5" or parent is None:
         return None
     name = source.path.rstrip("/").rsplit("/", 1)[-1]
-    for _, path, dataset in walk(parent.attrs):
+    for _multiscale, path, dataset in walk(parent.attrs):
         if path == name and isinstance(dataset.get("transform"), Mapping):
             return _cosem_transform(dataset["transform"], ndim, parent.url)
     return None
@@ -280,11 +284,11 @@ def _funlib_from(doc: Document, size_keys, ndim, known_names) -> Placement | Non
     key = next((k for k in size_keys if k in attrs), None)
     if key is None and (size_keys != _ZARR_SIZE_KEYS or "offset" not in attrs):
         return None
-    sizes = numbers(attrs[key], url, key, positive=True) if key else None
-    corner = numbers(attrs["offset"], url, "offset") if "offset" in attrs else None  # funlib's offset is a corner
-    covered = len(sizes if sizes is not None else corner)
-    sizes = sizes if sizes is not None else (1.0,) * covered
-    corner = corner if corner is not None else (0.0,) * covered
+    given = numbers(attrs[key], url, key, positive=True) if key else None
+    offset = numbers(attrs["offset"], url, "offset") if "offset" in attrs else ()  # funlib's offset is a corner
+    covered = len(given) if given is not None else len(offset)
+    sizes = given if given is not None else (1.0,) * covered
+    corner = offset if "offset" in attrs else (0.0,) * covered
     if len(corner) != covered:
         raise ValueError(f"{where(url, 'offset')} is {list(corner)}; expected {covered} entries, as {key} has")
     units = attrs.get("units")
@@ -300,7 +304,7 @@ _ZARR_SIZE_KEYS = ("voxel_size", "resolution", "scale")
 _N5_SIZE_KEYS = ("voxel_size",)
 
 
-def _funlib(source: Source, facts: Facts, ndim: int, **_) -> Placement | None:
+def _funlib(source: Source, facts: Facts, ndim: int, **_: Any) -> Placement | None:
     """funlib: voxel_size / resolution and offset (a corner) in C order, on the array, else on its parent group."""
     keys = _N5_SIZE_KEYS if source.format == "n5" else _ZARR_SIZE_KEYS
     for doc in (source.own, source.parent):
@@ -334,24 +338,25 @@ def _n5_units(docs, covered):
     return None
 
 
-def _n5(source: Source, facts: Facts, ndim: int, **_) -> Placement | None:
+def _n5(source: Source, facts: Facts, ndim: int, **_: Any) -> Placement | None:
     """N5: pixelResolution or resolution (array, else group) times downsamplingFactors, plus offset; x-first lists."""
     docs = [d for d in (source.own, source.parent) if d is not None]
     own, url = source.own.attrs, source.own.url
     base = next((b for b in map(_n5_base, docs) if b is not None), None)
     if base is None and "downsamplingFactors" not in own:
         return None
-    factors = numbers(own["downsamplingFactors"], url, "downsamplingFactors", positive=True) if "downsamplingFactors" in own else None
-    covered = len(base[0]) if base else len(factors)
+    given = (numbers(own["downsamplingFactors"], url, "downsamplingFactors", positive=True)
+             if "downsamplingFactors" in own else ())
+    covered = len(base[0]) if base else len(given)
     sizes = base[0] if base else (1.0,) * covered
-    factors = factors or (1.0,) * covered
+    factors = given or (1.0,) * covered
     if len(factors) != covered:
         raise ValueError(f"{where(url, 'downsamplingFactors')} is {list(factors)}; expected {covered} entries")
     corner = numbers(own["offset"], url, "offset", covered) if "offset" in own else (0.0,) * covered
     units = _n5_units(docs, covered) or ((base[1],) * covered if base and base[1] else ("",) * covered)
     axes = next((d.attrs["axes"] for d in docs if "axes" in d.attrs), None)
     axes = axes_list(strings(axes, url, "axes", covered)[::-1], ndim, url, "axes") if axes is not None else None
-    voxel = leading(tuple(s * f for s, f in zip(sizes, factors))[::-1], ndim, 1.0, url, "resolution")
+    voxel = leading(tuple(s * f for s, f in zip(sizes, factors, strict=True))[::-1], ndim, 1.0, url, "resolution")
     corner = leading(corner[::-1], ndim, 0.0, url, "offset")  # without an offset the corner is the origin
     names = axes or facts.names or default_axes(ndim)
     return Placement(voxel, _centred(corner, voxel, names, covered), leading(units[::-1], ndim, "", url, "units"), axes)
@@ -374,7 +379,7 @@ def _quantity(text, url, key) -> tuple[float, str]:
     raise ValueError(f"{where(url, key)} holds {text!r}; expected a quantity such as '4 nm'")
 
 
-def _dimension_units(source: Source, facts: Facts, ndim: int, **_) -> Placement | None:
+def _dimension_units(source: Source, facts: Facts, ndim: int, **_: Any) -> Placement | None:
     """tensorstore's dimension_units attribute: voxel size and unit per axis, voxel 0's corner at the origin."""
     value = source.own.attrs.get("dimension_units")
     if value is None:
@@ -386,7 +391,7 @@ def _dimension_units(source: Source, facts: Facts, ndim: int, **_) -> Placement 
     return Placement(voxel, corner_to_centre((0.0,) * ndim, voxel, names), tuple(p[1] for p in pairs))
 
 
-def _precomputed(source: Source, facts: Facts, ndim: int, **_) -> Placement:
+def _precomputed(source: Source, facts: Facts, ndim: int, **_: Any) -> Placement:
     """precomputed: resolution (nm, xyz) and voxel_offset (the corner, in voxels) of the scale."""
     scale, url = _precomputed_scale(source), source.array_url
     key = f"scales[{source.scale_index or 0}]"
@@ -394,7 +399,7 @@ def _precomputed(source: Source, facts: Facts, ndim: int, **_) -> Placement:
     first = numbers(scale.get("voxel_offset", [0, 0, 0]), url, f"{key}.voxel_offset", 3)[::-1]
     lead = ndim - 3
     voxel = (1.0,) * lead + resolution
-    corner = (0.0,) * lead + tuple(f * r for f, r in zip(first, resolution))
+    corner = (0.0,) * lead + tuple(f * r for f, r in zip(first, resolution, strict=True))
     return Placement(voxel, _centred(corner, voxel, facts.names, 3), ("",) * lead + ("nanometer",) * 3, facts.names)
 
 
@@ -427,10 +432,9 @@ def parse(source: Source, metadata_conflicts: str = "error") -> ArrayMeta:
         if placement is not None:
             placed_by = rule.name
             break
-    ome = placed_by == "ome" and placement.axes is not None
-    axes = (placement.axes if ome else None) or facts.names or (placement.axes if placement else None)
-    named = axes is not None
-    axes = tuple(axes) if named else default_axes(ndim)
+    found = placement.axes if placement is not None else None
+    names = (found if placed_by == "ome" else None) or facts.names or found
+    axes = tuple(names) if names is not None else default_axes(ndim)
     if placement is None:  # nothing placed it: voxels of 1, voxel 0's corner at the origin
         placement = Placement((1.0,) * ndim, corner_to_centre((0.0,) * ndim, (1.0,) * ndim, axes), ("",) * ndim)
     if len(set(axes)) != len(axes):
@@ -441,7 +445,7 @@ def parse(source: Source, metadata_conflicts: str = "error") -> ArrayMeta:
         dtype=facts.dtype,
         chunk_shape=facts.chunk_shape,
         axes=axes,
-        axes_named=named,
+        axes_named=names is not None,
         units=placement.units,
         voxel_size=placement.voxel_size,
         translation=placement.translation,
@@ -507,4 +511,4 @@ def level_placements(source: Source) -> list[tuple[str, Placement]] | None:
     if not all(isinstance(t, Mapping) for t in transforms):
         return None
     return [(path, _cosem_transform(t, len(t.get("scale") or ()), url))
-            for (path, _), t in zip(entries, transforms, strict=True)]
+            for (path, _), t in zip(entries, transforms, strict=True) if isinstance(t, Mapping)]

@@ -1,4 +1,4 @@
-"""OME-NGFF places an array by the dataset entry whose path names it, in its parent or an ancestor up to four levels above.
+"""OME-NGFF places an array by the dataset entry whose path names it, in its parent or an ancestor up to four above.
 
 Both directions live here. Reading: the dataset's scale and translation composed with the multiscale's own
 transforms (0.4 and 0.5), an OME 0.6 group read for its intrinsic coordinate system only and never raising.
@@ -97,7 +97,8 @@ def compose(transforms, ndim, url, key, voxel=None, shift=None) -> tuple[tuple[f
             move = numbers(transform.get("translation"), url, f"{label}.translation", ndim)
             shift = [t + m for t, m in zip(shift, move, strict=True)]
         elif kind != "identity":
-            raise ValueError(f"{where(url, label)} is {transform!r}; expected a scale, translation or identity transform")
+            raise ValueError(f"{where(url, label)} is {transform!r}; expected a scale, translation or identity "
+                             "transform")
     return tuple(voxel), tuple(shift)
 
 
@@ -107,12 +108,13 @@ def _ome_axes(multiscale, ndim, url) -> tuple[tuple[str, ...] | None, tuple[str,
         return None, ("",) * ndim
     items = list_of(axes, url, "multiscales[].axes", kind="axes")
     if len(items) != ndim:
-        raise ValueError(f"{where(url, 'multiscales[].axes')} names {len(items)} axes {items!r}; the array has {ndim} axes")
-    names = tuple(a.get("name") if isinstance(a, Mapping) else a for a in items)
+        raise ValueError(f"{where(url, 'multiscales[].axes')} names {len(items)} axes {items!r}; the array has "
+                         f"{ndim} axes")
+    names = [a.get("name") if isinstance(a, Mapping) else a for a in items]
     if not all(isinstance(n, str) for n in names):
         raise ValueError(f"{where(url, 'multiscales[].axes')} is {items!r}; expected axis objects with a name")
-    units = tuple((a.get("unit") or "") if isinstance(a, Mapping) else "" for a in items)
-    return names, units
+    units = tuple(str(a.get("unit") or "") if isinstance(a, Mapping) else "" for a in items)
+    return tuple(str(n) for n in names), units
 
 
 def _placed(multiscale, dataset, path, ndim: int | None, url) -> Placement:
@@ -177,7 +179,7 @@ def _ome_intrinsic(multiscale, dataset, ndim: int | None) -> Placement | None:
         system = next((s for s in systems if s.get("name") == output), systems[0])
         names, units = _ome_axes(system, len(system["axes"]) if ndim is None else ndim, "coordinateSystems")
         ndim = len(units)
-        flat = []
+        flat: list[Any] = []
         for transform in transforms:
             if transform.get("type") == "sequence":
                 flat.extend(transform.get("transformations") or [])
@@ -221,7 +223,7 @@ def group_placement(multiscale: Mapping[str, Any], dataset: Mapping[str, Any], u
     if multiscale.get("axes") is not None:
         ndim = len(list_of(multiscale["axes"], url, "multiscales[].axes", kind="axes"))
     else:
-        scales = [t.get("scale") for t in dataset.get("coordinateTransformations") or []
+        scales = [t.get("scale") or () for t in dataset.get("coordinateTransformations") or []
                   if isinstance(t, Mapping) and t.get("type") == "scale"]
         ndim = len(scales[0]) if scales else 0
     return _placed(multiscale, dataset, dataset_path(dataset), ndim, url)
@@ -383,7 +385,8 @@ def version_of(format: str) -> str:
     """The OME-NGFF version written in a zarr format: "0.5" in zarr v3, "0.4" in zarr v2."""
     found = next((version for version, fmt in OME_VERSIONS.items() if fmt == format), None)
     if found is None:
-        raise ValueError(f"format is {format!r}; the package writes OME-NGFF zarr, one of {tuple(OME_VERSIONS.values())}")
+        raise ValueError(f"format is {format!r}; the package writes OME-NGFF zarr, one of "
+                         f"{tuple(OME_VERSIONS.values())}")
     return found
 
 

@@ -12,7 +12,8 @@ import pathlib
 import re
 from collections.abc import Sequence
 
-__all__ = ["REMOTE_SCHEMES", "basename", "is_remote", "is_root", "join", "normalize", "parent", "scheme", "split", "url"]
+__all__ = ["REMOTE_SCHEMES", "basename", "is_remote", "is_root", "join", "normalize", "parent", "scheme", "split",
+           "url"]
 
 _SCHEMES = ("file", "memory", "http", "https", "s3", "gs")
 #: The schemes whose stores are reached over a network.

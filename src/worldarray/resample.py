@@ -24,6 +24,7 @@ __all__ = ["METHODS", "AxisPlan", "plan_axis", "plan_identity", "plan_read", "ap
            "output_dtype"]
 
 METHODS = ("nearest", "linear")
+_NONE = np.zeros(0, np.int64)  # the arrays a plan of another kind does not use
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,8 @@ class AxisPlan:
     ``lo:hi:step`` is the source range read (clamped to the data). ``kind`` is "take" (each target
     voxel one source voxel, ``index`` into the read block; None when the strided read already is
     the answer), "mean" (block sums from ``starts`` with ``counts`` voxels each) or "interp"
-    (``index`` and ``index + 1`` weighted by ``1 - weight`` and ``weight``); for "mean", ``index`` maps
+    (``index`` and ``index + 1`` weighted by ``1 - weight`` and ``weight``; arrays a kind does not use are
+    empty); for "mean", ``index`` maps
     each target voxel to its block when blocks repeat (None when they do not). ``valid`` marks the
     target voxels whose centre (or block) lies in the data.
     """
@@ -43,9 +45,9 @@ class AxisPlan:
     step: int
     kind: str
     index: np.ndarray | None
-    weight: np.ndarray | None
-    starts: np.ndarray | None
-    counts: np.ndarray | None
+    weight: np.ndarray
+    starts: np.ndarray
+    counts: np.ndarray
     valid: np.ndarray
 
     @property
@@ -54,7 +56,8 @@ class AxisPlan:
 
 
 def target_extent(n: int, size: float, corner: float, target: float, anchor: float) -> tuple[int, int]:
-    """The target voxels [k0, k1) on the grid anchored at ``anchor`` whose extents meet the data's [corner, corner + n size)."""
+    """The target voxels [k0, k1) on the grid anchored at ``anchor`` whose extents meet the data's
+    [corner, corner + n size)."""
     first = math.floor(snap_integral((corner - anchor) / target))
     last = math.ceil(snap_integral((corner + n * size - anchor) / target))
     return first, max(first, last)
@@ -84,7 +87,8 @@ def _plan_nearest(centres: np.ndarray, n: int, edge: bool) -> AxisPlan:
 
 
 def plan_identity(begin: int, end: int, n: int, edge: bool) -> AxisPlan:
-    """A non-resampled axis in a resampled read: voxels [begin, end), the nearest stored voxel past the data under edge."""
+    """A non-resampled axis in a resampled read: voxels [begin, end), the nearest stored voxel past the data under
+    edge."""
     return _plan_take(np.arange(begin, end, dtype=np.int64), n, edge)
 
 
@@ -92,14 +96,14 @@ def _plan_take(index: np.ndarray, n: int, edge: bool) -> AxisPlan:
     valid = (index >= 0) & (index < n)
     read = np.clip(index, 0, n - 1) if edge else index[valid]
     if n == 0 or len(read) == 0:
-        return AxisPlan(0, 0, 1, "take", np.zeros(len(index), np.int64), None, None, None, valid)
+        return AxisPlan(0, 0, 1, "take", np.zeros(len(index), np.int64), _NONE, _NONE, _NONE, valid)
     lo, hi = int(read.min()), int(read.max()) + 1
     steps = np.diff(index)
     if valid.all() and len(index) > 1 and steps[0] > 0 and (steps == steps[0]).all():
-        return AxisPlan(lo, hi, int(steps[0]), "take", None, None, None, None, valid)  # a stride tensorstore reads as is
+        return AxisPlan(lo, hi, int(steps[0]), "take", None, _NONE, _NONE, _NONE, valid)  # a stride, read as is
     if valid.all() and len(index) == 1:
-        return AxisPlan(lo, hi, 1, "take", None, None, None, None, valid)
-    return AxisPlan(lo, hi, 1, "take", np.clip(index, lo, hi - 1) - lo, None, None, None, valid)
+        return AxisPlan(lo, hi, 1, "take", None, _NONE, _NONE, _NONE, valid)
+    return AxisPlan(lo, hi, 1, "take", np.clip(index, lo, hi - 1) - lo, _NONE, _NONE, _NONE, valid)
 
 
 def _plan_mean(j: np.ndarray, n: int, factor: int, aligned: int, edge: bool) -> AxisPlan:
@@ -109,27 +113,28 @@ def _plan_mean(j: np.ndarray, n: int, factor: int, aligned: int, edge: bool) -> 
     ends = np.clip(aligned + (blocks + 1) * factor, 0, n)
     real = np.unique(blocks[ends > begins])  # the blocks holding data tile [lo, hi) without a gap
     if n == 0 or len(real) == 0:
-        return AxisPlan(0, 0, 1, "mean", None, None, np.zeros(0, np.int64), np.zeros(len(j), np.int64), valid)
+        return AxisPlan(0, 0, 1, "mean", None, _NONE, np.zeros(0, np.int64), np.zeros(len(j), np.int64), valid)
     firsts = np.clip(aligned + real * factor, 0, n)
     lo, hi = int(firsts[0]), int(np.clip(aligned + (real[-1] + 1) * factor, 0, n))
     position = np.clip(np.searchsorted(real, blocks), 0, len(real) - 1)
     counts = np.where(ends > begins, ends - begins, 0)
     inverse = None if len(real) == len(blocks) and (real == blocks).all() else position
-    return AxisPlan(lo, hi, 1, "mean", inverse, None, firsts - lo, counts, valid)
+    return AxisPlan(lo, hi, 1, "mean", inverse, _NONE, firsts - lo, counts, valid)
 
 
 def _plan_interp(centres: np.ndarray, n: int) -> AxisPlan:
     position = centres - 0.5  # in source index units: source voxel i is centred at i
     valid = (centres >= 0) & (centres < n)
     if n == 0 or len(centres) == 0:
-        return AxisPlan(0, 0, 1, "interp", np.zeros(len(centres), np.int64), np.zeros(len(centres)), None, None, valid)
+        return AxisPlan(0, 0, 1, "interp", np.zeros(len(centres), np.int64), np.zeros(len(centres)), _NONE, _NONE,
+                        valid)
     position = np.clip(position, 0, n - 1)  # past the first and last centre the border voxel repeats
     left = np.floor(position).astype(np.int64)
     left = np.minimum(left, n - 1)
     weight = position - left
     right = np.minimum(left + 1, n - 1)
     lo, hi = int(left.min()), int(right.max()) + 1
-    return AxisPlan(lo, hi, 1, "interp", left - lo, weight, None, None, valid)
+    return AxisPlan(lo, hi, 1, "interp", left - lo, weight, _NONE, _NONE, valid)
 
 
 def _largest(dtype: np.dtype) -> int | None:
@@ -205,7 +210,10 @@ def apply(block: np.ndarray, plans: dict[int, AxisPlan], dtype: np.dtype) -> np.
     Whole blocks are summed by strided adds; a mean or an interpolation stays within the values it
     combines, so the integer result is rounded (ties to even) and cast without clipping.
     """
-    terms = math.prod(int(p.counts.max()) if p.kind == "mean" and len(p.counts) else 1 for p in plans.values())
+    terms = 1
+    for plan in plans.values():
+        if plan.kind == "mean" and len(plan.counts):
+            terms *= int(plan.counts.max())
     data, divisor, exact = block, 1, True
     for axis, plan in plans.items():
         if plan.kind == "mean":

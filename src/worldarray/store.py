@@ -17,7 +17,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from typing import Any, TypeVar
 
 import tensorstore as ts
@@ -408,11 +408,11 @@ def write_documents(directory: str, documents: Mapping[str, Any]) -> None:
     encoded = {key: json.dumps(doc, indent=2, ensure_ascii=False).encode() for key, doc in documents.items()}
     timeout = retry.current().attempt_timeout()
 
-    def start(way: Way, key: str):
-        return open_kvstore(way.spec, timeout=timeout).write(key, encoded[key])
+    for key, data in encoded.items():
+        def start(way: Way, key: str = key, data: bytes = data) -> Any:
+            return open_kvstore(way.spec, timeout=timeout).write(key, data)
 
-    for key in encoded:
-        on_ways(directory, lambda way, key=key: start(way, key), f"write {url(directory, key)}")
+        on_ways(directory, start, f"write {url(directory, key)}")
 
 
 def list_keys(directory: str) -> list[str]:
@@ -447,7 +447,8 @@ def on_google_cloud(product_name_file: str = _DMI_PRODUCT_NAME, environ: Mapping
         return False
 
 
-def guard_gce_metadata(environ: dict | None = None, *, product_name_file: str = _DMI_PRODUCT_NAME) -> None:
+def guard_gce_metadata(environ: MutableMapping[str, str] | None = None, *,
+                       product_name_file: str = _DMI_PRODUCT_NAME) -> None:
     """Off Google Cloud, point GCE_METADATA_ROOT at a name that fails at once; called before gs:// opens.
 
     tensorstore otherwise probes the GCE metadata server for credentials and stalls every gs:// open for

@@ -63,6 +63,7 @@ _EXACT = {"length": _LENGTH_EXACT, "time": _TIME_EXACT}
 #: Public unit tables: metres per length unit and seconds per time unit, by every known spelling.
 TABLE: dict[str, dict[str, float]] = {"length": _LENGTH_TABLE, "time": _TIME_TABLE}
 _NAMES = {"length": _LENGTH_NAMES, "time": _TIME_NAMES}
+_KNOWN = sorted(TABLE["length"]) + sorted(TABLE["time"])
 
 
 def lookup(unit: str) -> tuple[str, float] | None:
@@ -131,7 +132,7 @@ def abbreviation(unit: str) -> str:
     """
     names = _canonical(unit)
     if names is None:
-        raise ValueError(f"unit {unit!r} is not in the unit table; known: {sorted(TABLE['length']) + sorted(TABLE['time'])}")
+        raise ValueError(f"unit {unit!r} is not in the unit table; known: {_KNOWN}")
     return names[1]
 
 
@@ -142,7 +143,7 @@ def ome_name(unit: str) -> str:
     """
     names = _canonical(unit)
     if names is None:
-        raise ValueError(f"unit {unit!r} is not in the unit table; known: {sorted(TABLE['length']) + sorted(TABLE['time'])}")
+        raise ValueError(f"unit {unit!r} is not in the unit table; known: {_KNOWN}")
     return names[0]
 
 

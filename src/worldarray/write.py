@@ -22,6 +22,7 @@ import numpy as np
 import tensorstore as ts
 
 from . import retry, store
+from .context import shared_context
 from .detect import FORMATS, Gathered, Node, gather, probe, source_of
 from .diagnostics import MetadataWarning
 from .fields import exact_value, json_fill, stored_fill
@@ -201,7 +202,8 @@ def plan_level(path: str, shape: Any, dtype: Any, voxel_size: Any, translation: 
         raise ValueError(f"codecs is {codecs!r}; expected 'zstd', 'none', a zarr v2 compressor dict or a zarr v3 "
                          "codecs list")
     fill_value = exact_value("fill_value", stored_fill(fill_value), dtype)
-    return Level(path, shape, dtype, axes, units, over_axes(voxel_size, ndim, spatial, 1.0, "voxel_size", positive=True),
+    return Level(path, shape, dtype, axes, units,
+                 over_axes(voxel_size, ndim, spatial, 1.0, "voxel_size", positive=True),
                  over_axes(translation, ndim, spatial, 0.0, "translation"), chunks, shards, fill_value, codecs,
                  format, dict(attrs or {}), dict(group_attrs or {}), exists)
 
@@ -232,7 +234,8 @@ def resolve_format(level: Level) -> tuple[str, Node | None, list[str]]:
     group = _zarr_node(_probe(level.group), level.group, "group")
     if group is not None and group.kind != "group":
         raise ValueError(f"{level.group}: is a {group.format} array; a level's parent must be a group")
-    found, missing = (group.format if group is not None else None), []
+    found: str | None = group.format if group is not None else None
+    missing: list[str] = []
     if group is None or not group.docs:
         found, missing = _ancestors(level.group, found)
     fmt = found or level.format or "zarr3"
@@ -444,8 +447,9 @@ def create_level(level: Level, context: ts.Context | None) -> str:
     write_group(level, fmt, group)
     if existing is not None:
         return fmt
+    opening = context if context is not None else shared_context()  # memory:// data lives in the context
     try:
-        store.on_ways(level.path, lambda way: ts.open({**spec, "kvstore": way.spec}, context=context), level.path)
+        store.on_ways(level.path, lambda way: ts.open({**spec, "kvstore": way.spec}, context=opening), level.path)
     except Exception as error:
         if "ALREADY_EXISTS" not in str(error):
             raise
