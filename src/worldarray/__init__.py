@@ -5,7 +5,7 @@ half a voxel below it on the spatial axes.
 """
 
 from . import store, units, write
-from .array import WorldArray, create, open
+from .array import WorldArray, open
 from .context import capped_context, capped_context_spec, shared_context
 from .detect import Node, detect
 from .diagnostics import MetadataWarning
@@ -15,7 +15,7 @@ from .keys import chunk_key, list_chunk_keys, parse_chunk_key
 from .levels import select_level
 from .metadata import ArrayMeta
 from .ome import ome_multiscales
-from .pyramid import Pyramid, open_pyramid
+from .pyramid import Pyramid, create, open_pyramid
 from .retry import Retry
 from .write import codecs_of, ensure_group_entry, level_placement, level_shape
 

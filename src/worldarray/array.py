@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
-from typing import Any, Literal, TypeAlias, overload
-
-from numpy.typing import DTypeLike
+from collections.abc import Mapping
+from typing import Any, Literal, overload
 
 import numpy as np
 from tensorstore import Context, TensorStore
@@ -29,11 +27,9 @@ from .metadata import ArrayMeta
 from .retry import Retry
 from .units import NANOMETER, UnitsArgument
 
-__all__ = ["WorldArray", "open", "create"]
+__all__ = ["WorldArray", "open"]
 
 _NO_POLICY = Retry()
-#: A codec choice of ``create``: "zstd", "none", a zarr v2 compressor dict or a zarr v3 codecs list.
-Codecs: TypeAlias = "str | Mapping[str, Any] | Sequence[Mapping[str, Any]]"
 
 class WorldArray:
     """One level of a zarr v2, zarr v3, N5 or precomputed volume, read by voxel index or by world box.
@@ -541,64 +537,3 @@ def _then(first: Transform | None, second: Transform) -> Transform:
 #: ``wa.open(path, ...)`` opens one level for reading in world coordinates: the WorldArray constructor itself.
 open = WorldArray  # noqa: A001 - the package's own name for it
 
-
-def create(path: PathLike, shape: int | Sequence[int], dtype: DTypeLike, voxel_size: Sizes, translation: Sizes, *,
-           axes: Sequence[str] | None = None, units: UnitsArgument = NANOMETER,
-           chunks: int | Sequence[int] | None = None,
-           shards: int | Sequence[int] | None = None, fill_value: float = 0, codecs: Codecs = "zstd",
-           format: str | None = None, attrs: Mapping[str, Any] | None = None,
-           group_attrs: Mapping[str, Any] | None = None, exists: str = "error", store_fill: bool = False,
-           context: Context | None = None, retries: Retry | None = None) -> WorldArray:
-    """Create a placed level of an OME-NGFF zarr pyramid and return it opened for writing (Behaviours 11 and 12).
-
-    The group document comes first (made when absent; else only this level's dataset entry is added or replaced),
-    then the array. Nothing is ever deleted, truncated or overwritten. Call it from one process at a time per group
-    (the coordinator, never block jobs): the group document is read-modify-written without a lock.
-
-    Parameters
-    ----------
-    path
-        ".../vol.zarr/s0": the last component is the level, its parent the multiscale group, made if absent.
-    shape, dtype
-        The array's shape (C order) and numpy data type.
-    voxel_size, translation
-        The spatial placement in ``units``: one number for every spatial axis, one per spatial axis, or one per
-        axis. ``translation`` is the centre of voxel 0.
-    axes, units
-        Axis names (default ``wa.default_axes(ndim)``) and units, as ``wa.ome_multiscales`` takes them.
-    chunks
-        Required: the storage chunk (the inner chunk when sharded); the package never picks one.
-    shards
-        zarr v3 only: the shard shape, a whole number of chunks per axis.
-    fill_value, codecs
-        The fill value, and "zstd" (level 3), "none", a zarr v2 compressor dict or a zarr v3 codecs list.
-    format
-        "zarr3" or "zarr2"; by default the group's (else its nearest existing ancestor's), else "zarr3".
-    attrs, group_attrs
-        Extra array and group attributes; no one else's group key is dropped or rewritten.
-    exists
-        "error": anything at ``path`` raises FileExistsError; "adopt": an identical array is opened, and a
-        different one raises ValueError listing each difference with the value found and wanted.
-    store_fill
-        Store write units equal to the fill value instead of leaving them absent (recorded with the array).
-    context, retries
-        As ``wa.open``.
-
-    Returns
-    -------
-    WorldArray
-        Writable, in ``units``.
-
-    Examples
-    --------
-    >>> vol = wa.create("memory://doc/create.zarr/s0", (64, 64, 64), "uint8", 8, 4, chunks=32)
-    >>> vol.writable, vol.write_shape, vol.corner
-    (True, (32, 32, 32), (0.0, 0.0, 0.0))
-    """
-    if store_fill:  # recorded with the array, so every later handle stores fill units too (A2)
-        attrs = {**(attrs or {}), write.STORE_FILL_KEY: {"store_fill": True}}
-    level = write.plan_level(store.normalize(path), shape, dtype, voxel_size, translation, axes, units, chunks, shards,
-                             fill_value, codecs, format, attrs, group_attrs, exists)
-    with retry.governing(retries):
-        write.create_level(level, context)
-    return WorldArray(level.path, mode="r+", units=units, context=context, retries=retries, store_fill=store_fill)

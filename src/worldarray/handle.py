@@ -141,8 +141,9 @@ def open_level(path: str, options: Options, context: ts.Context | None) -> Opene
 
     policy = mismatch_policy(options.on_mismatch, options.level_mode)
     frame = frame_of(source, options.voxel_size, policy, options.anchor, options.select, refuse)
-    view = open_array(choice.found, context, write=options.mode == "r+",
-                      store_fill=options.store_fill or write.stores_fill(meta))
+    writing = options.mode == "r+"  # the read path calls nothing of ``write``
+    view = open_array(choice.found, context, write=writing,
+                      store_fill=writing and (options.store_fill or write.stores_fill(meta)))
     return Opened(path, level_path, choice.name, choice.names, choice.listed, node, meta, frame,
                    pinned(view, frame.pins), store.is_remote(level_path),
                    tuple(source.voxel_size[i] for i in source.spatial),

@@ -1,19 +1,22 @@
 """A pyramid is the levels a group lists, placed from the group's own document so that choosing one opens nothing.
 
 Opened by its group path or by one of its level paths, a Pyramid reads the group document once; levels open as
-WorldArrays only when asked for, and ``level=`` means here what it means to ``wa.open`` (``levels.pick``).
+WorldArrays only when asked for, and ``level=`` means here what it means to ``wa.open`` (``levels.pick``). A level is
+added to a pyramid, new or existing, by ``create`` (or ``Pyramid.add_level``, which derives its placement and shape
+from factors); the documents and the array are ``write``'s.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, overload
+from typing import Any, TypeAlias, overload
 
 import tensorstore as ts
+from numpy.typing import DTypeLike
 
-from . import retry, store
-from .array import WorldArray, create
+from . import retry, store, write
+from .array import WorldArray
 from .detect import Gathered, gather, source_of
 from .fields import Placement
 from .grid import spatial_placement
@@ -23,7 +26,10 @@ from .metadata import ArrayMeta, level_placements, parse
 from .units import NANOMETER, UnitsArgument
 from .write import codecs_of, derived_level
 
-__all__ = ["Pyramid", "open_pyramid"]
+__all__ = ["Pyramid", "open_pyramid", "create"]
+
+#: A codec choice of ``create``: "zstd", "none", a zarr v2 compressor dict or a zarr v3 codecs list.
+Codecs: TypeAlias = "str | Mapping[str, Any] | Sequence[Mapping[str, Any]]"
 
 
 def _group_of(found: Gathered) -> Gathered:
@@ -37,6 +43,68 @@ def _group_of(found: Gathered) -> Gathered:
         return gather(found.ancestors[0].path)
     raise ValueError(f"{node.path}: is an array that no parent multiscales lists; open it with wa.open, or open its "
                      "group")
+
+
+def create(path: PathLike, shape: int | Sequence[int], dtype: DTypeLike, voxel_size: Sizes, translation: Sizes, *,
+           axes: Sequence[str] | None = None, units: UnitsArgument = NANOMETER,
+           chunks: int | Sequence[int] | None = None,
+           shards: int | Sequence[int] | None = None, fill_value: float = 0, codecs: Codecs = "zstd",
+           format: str | None = None, attrs: Mapping[str, Any] | None = None,
+           group_attrs: Mapping[str, Any] | None = None, exists: str = "error", store_fill: bool = False,
+           context: ts.Context | None = None, retries: retry.Retry | None = None) -> WorldArray:
+    """Create a placed level of an OME-NGFF zarr pyramid and return it opened for writing (Behaviours 11 and 12).
+
+    The group document comes first (made when absent; else only this level's dataset entry is added or replaced),
+    then the array. Nothing is ever deleted, truncated or overwritten. Call it from one process at a time per group
+    (the coordinator, never block jobs): the group document is read-modify-written without a lock.
+
+    Parameters
+    ----------
+    path
+        ".../vol.zarr/s0": the last component is the level, its parent the multiscale group, made if absent.
+    shape, dtype
+        The array's shape (C order) and numpy data type.
+    voxel_size, translation
+        The spatial placement in ``units``: one number for every spatial axis, one per spatial axis, or one per
+        axis. ``translation`` is the centre of voxel 0.
+    axes, units
+        Axis names (default ``wa.default_axes(ndim)``) and units, as ``wa.ome_multiscales`` takes them.
+    chunks
+        Required: the storage chunk (the inner chunk when sharded); the package never picks one.
+    shards
+        zarr v3 only: the shard shape, a whole number of chunks per axis.
+    fill_value, codecs
+        The fill value, and "zstd" (level 3), "none", a zarr v2 compressor dict or a zarr v3 codecs list.
+    format
+        "zarr3" or "zarr2"; by default the group's (else its nearest existing ancestor's), else "zarr3".
+    attrs, group_attrs
+        Extra array and group attributes; no one else's group key is dropped or rewritten.
+    exists
+        "error": anything at ``path`` raises FileExistsError; "adopt": an identical array is opened, and a
+        different one raises ValueError listing each difference with the value found and wanted.
+    store_fill
+        Store write units equal to the fill value instead of leaving them absent (recorded with the array).
+    context, retries
+        As ``wa.open``.
+
+    Returns
+    -------
+    WorldArray
+        Writable, in ``units``.
+
+    Examples
+    --------
+    >>> vol = wa.create("memory://doc/create.zarr/s0", (64, 64, 64), "uint8", 8, 4, chunks=32)
+    >>> vol.writable, vol.write_shape, vol.corner
+    (True, (32, 32, 32), (0.0, 0.0, 0.0))
+    """
+    if store_fill:  # recorded with the array, so every later handle stores fill units too (A2)
+        attrs = {**(attrs or {}), write.STORE_FILL_KEY: {"store_fill": True}}
+    level = write.plan_level(store.normalize(path), shape, dtype, voxel_size, translation, axes, units, chunks, shards,
+                             fill_value, codecs, format, attrs, group_attrs, exists)
+    with retry.governing(retries):
+        write.create_level(level, context)
+    return WorldArray(level.path, mode="r+", units=units, context=context, retries=retries, store_fill=store_fill)
 
 
 class _Levels(Sequence[WorldArray]):
@@ -130,15 +198,15 @@ class Pyramid:
         missing."""
         name = self._name(level)
         node = self._group.node
-        with retry.governing(self._retries):
-            if node.format == "precomputed":
-                found = Gathered(dataclasses.replace(node, kind="array", scale_key=name), ())
-            else:
-                try:
+        if node.format == "precomputed":
+            found = Gathered(dataclasses.replace(node, kind="array", scale_key=name), ())
+        else:
+            try:
+                with retry.governing(self._retries):
                     found = gather(store.join(self.path, name), above=self._group)
-                except FileNotFoundError as error:
-                    raise FileNotFoundError(f"{self.path}: level {name!r} is listed but its array is missing: "
-                                            f"{error}") from error
+            except FileNotFoundError as error:
+                raise FileNotFoundError(f"{self.path}: level {name!r} is listed but its array is missing: "
+                                        f"{error}") from error
         return parse(source_of(found), metadata_conflicts=self._conflicts).converted(self._units)
 
     def metas(self) -> list[ArrayMeta]:
@@ -201,14 +269,13 @@ class Pyramid:
         source_name = self._name(from_level) if from_level is not None else self.names[0]
         source = self.level_meta(source_name)
         voxel_size, translation, shape = derived_level(source, factors, origin, voxel_size, translation, shape, name)
-        if codecs is None or shards is None:
-            with retry.governing(self._retries):
-                found_codecs, found_shards = codecs_of(store.join(self.path, source_name))
-            codecs = (found_codecs if found_codecs is not None else "none") if codecs is None else codecs
-            shards = found_shards if shards is None else shards
+        with retry.governing(self._retries):
+            found_codecs, found_shards = codecs_of(store.join(self.path, source_name))
         level = create(store.join(self.path, name), shape, dtype or source.dtype, voxel_size, translation,
-                       axes=source.axes, units=list(source.units), chunks=chunks or source.chunk_shape, shards=shards,
-                       fill_value=source.fill_value if fill_value is None else fill_value, codecs=codecs, attrs=attrs,
+                       axes=source.axes, units=list(source.units), chunks=chunks or source.chunk_shape,
+                       shards=found_shards if shards is None else shards,
+                       fill_value=source.fill_value if fill_value is None else fill_value,
+                       codecs=(found_codecs or "none") if codecs is None else codecs, attrs=attrs,
                        exists=exists, context=self._context, retries=self._retries)
         with retry.governing(self._retries):
             self._read_group(gather(self.path))
