@@ -437,3 +437,12 @@ def test_a_refused_create_changes_nothing_in_the_store(tmp_path, case):
     with pytest.raises(error, match=match):
         _make(tmp_path / kwargs.pop("path", "g.zarr/s0"), **kwargs)
     assert _tree(tmp_path) == before
+
+
+def test_a_level_created_in_memory_without_a_context_is_the_one_read_back():
+    # memory:// data lives in a context: the array is made in the one every later open shares
+    vol = wa.create("memory://tests/create/no_context.zarr/s0", (4, 6), "uint8", 2, 1, axes=("y", "x"), chunks=2)
+    vol.write_index((0, 0), (4, 6), np.full((4, 6), 9, np.uint8))
+    again = wa.open("memory://tests/create/no_context.zarr", level="s0")
+    assert (again.voxel_size, again.translation) == ((2.0, 2.0), (1.0, 1.0))
+    assert (again.read_index((0, 0), (4, 6)) == 9).all()

@@ -78,3 +78,17 @@ def test_a_server_that_never_answers_times_out_under_the_calls_retries(silent_se
     }
     with pytest.raises(TimeoutError, match=r"127\.0\.0\.1.*zarr\.json.*2 attempts"):
         calls[call]()
+
+
+def test_a_listed_dataset_path_spelt_with_dot_slash_is_the_level_ensure_group_entry_replaces(tmp_path):
+    # a group listing "./s0" and ensure_group_entry(g, "s0") once ended with ['./s0', 's0'] and names ('s0', 's0')
+    dataset = {"path": "./s0", "coordinateTransformations": [
+        {"type": "scale", "scale": [4.0] * 3}, {"type": "translation", "translation": [2.0] * 3}]}
+    GROUP_BUILDERS["zarr3"](tmp_path, {"path": "g", "attrs": {"ome": {"version": "0.5", "multiscales": [
+        {"axes": AXES, "datasets": [dataset]}]}}})
+    BUILDERS["zarr3"](tmp_path, {"path": "g/s0", "shape": [8, 8, 8], "chunks": [4, 4, 4], "dtype": "uint8"})
+    wa.ensure_group_entry(tmp_path / "g", "s0", 8, 4)
+    datasets = json.loads((tmp_path / "g" / "zarr.json").read_text())["attributes"]["ome"]["multiscales"][0]["datasets"]
+    assert [d["path"] for d in datasets] == ["s0"]
+    assert wa.open_pyramid(tmp_path / "g").names == ("s0",)
+    assert level_of(tmp_path / "g", "s0") == ((8.0,) * 3, (4.0,) * 3)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import worldarray as wa
-from conftest import BUILDERS, arange_values, bigstitcher_n5, ome_pyramid
+from conftest import BUILDERS, GROUP_BUILDERS, arange_values, bigstitcher_n5, ome_pyramid
 
 LEVELS = [("s0", (8, 4, 4)), ("s1", (8, 8, 8)), ("s2", (16, 16, 16))]
 FINE = 10.48, 3.7  # mesh-n-bone's float-noise grid: voxel size and translation on every axis
@@ -204,3 +204,54 @@ def test_a_precomputed_path_naming_a_scale_is_kept_under_level_first(tmp_path):
         vol = wa.open(tmp_path / "vol" / "s1", level="first")
     assert (vol.level_name, vol.voxel_size, vol.shape) == ("s1", (8, 8, 8), (2, 3, 4))
     np.testing.assert_array_equal(vol.read_index((0, 0, 0), (2, 3, 4)), arange_values((2, 3, 4), "uint8"))
+
+
+# ---------------------------------------------------------------- the group's listing and the level agree
+
+
+def cosem_n5_group(root: Path, group_size: float, own_size: float | None) -> Path:
+    """An N5 group whose multiscales dataset transform places s0 at ``group_size`` nm; s0's own COSEM transform, when
+    given, says ``own_size``."""
+    def transform(size):
+        return {"axes": ["z", "y", "x"], "scale": [size] * 3, "translate": [size / 2] * 3, "units": ["nm"] * 3}
+
+    GROUP_BUILDERS["n5"](root, {"path": "g.n5", "attrs": {"multiscales": [
+        {"datasets": [{"path": "s0", "transform": transform(group_size)}]}]}})
+    attrs = {"transform": transform(own_size)} if own_size is not None else {}
+    BUILDERS["n5"](root, {"path": "g.n5/s0", "shape": [4, 4, 4], "chunks": [4, 4, 4], "dtype": "uint8",
+                          "attrs": attrs})
+    return root / "g.n5"
+
+
+def test_a_level_placed_otherwise_than_its_group_lists_it_raises_naming_both(tmp_path):
+    group = cosem_n5_group(tmp_path, 4.0, 8.0)
+    assert wa.open_pyramid(group).voxel_sizes() == [(4.0,) * 3]  # the listing is the group document's alone
+    for call in (lambda: wa.metadata(group, level="s0"), lambda: wa.open(group, voxel_size=4),
+                 lambda: wa.open(group, level="s0"), lambda: wa.open(group / "s0")):
+        with pytest.raises(ValueError, match=r"lists level 's0' at voxel size \(4\.0.*own document \(cosem\) places "
+                                             r"it at voxel size \(8\.0"):
+            call()
+
+
+def test_metadata_conflicts_warn_reads_a_disagreeing_level_by_its_own_document(tmp_path):
+    group = cosem_n5_group(tmp_path, 4.0, 8.0)
+    with pytest.warns(wa.MetadataWarning, match="reading with the level's own"):
+        vol = wa.open(group, level="s0", metadata_conflicts="warn")
+    assert vol.voxel_size == (8.0,) * 3
+
+
+def test_a_level_placed_by_its_group_entry_agrees_with_it(tmp_path):
+    group = cosem_n5_group(tmp_path, 4.0, None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert wa.open(group, voxel_size=4).voxel_size == (4.0,) * 3
+
+
+@pytest.mark.parametrize("level,name", [(0, "s0"), ("first", "s0"), ("s1", "s1"), (-1, "s2")])
+def test_pyramid_by_name_takes_what_level_takes(pyramid, level, name):
+    assert wa.open_pyramid(pyramid).by_name(level).level_name == wa.open(pyramid, level=level).level_name == name
+
+
+def test_pyramid_by_name_refuses_a_level_that_does_not_exist_listing_the_levels(pyramid):
+    with pytest.raises(ValueError, match="no level 's9'; the levels are s0, s1, s2"):
+        wa.open_pyramid(pyramid).by_name("s9")

@@ -2,10 +2,12 @@
 
 import math
 import warnings
+from pathlib import Path
 
 import pytest
 
 import worldarray as wa
+from conftest import BUILDERS
 from worldarray.metadata import RULES, Document, Source, parse
 
 ZARRAY = {"zarr_format": 2, "shape": [4, 6, 8], "chunks": [2, 3, 4], "dtype": "<u2", "compressor": None,
@@ -169,3 +171,13 @@ def test_a_cosem_transform_is_tried_before_funlib_keys_on_the_same_array():
     transform = {"axes": ["z", "y", "x"], "scale": [8, 4, 4], "translate": [4, 2, 2], "units": ["nm"] * 3}
     meta = quiet_parse(zarr2({"transform": transform, "resolution": [16, 16, 16], "offset": [0, 0, 0]}))
     assert (meta.placed_by, meta.voxel_size, meta.translation) == ("cosem", (8, 4, 4), (4, 2, 2))
+
+
+def test_a_warning_about_the_data_points_at_the_callers_line(tmp_path):
+    # the package warns from several frames deep; the warning names the line that called it, not one of ours
+    BUILDERS["zarr2"](tmp_path, {"path": "bare", "shape": [2, 2, 2], "chunks": [2, 2, 2], "dtype": "uint8"})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        wa.open(tmp_path / "bare")
+    ours = [w for w in caught if issubclass(w.category, wa.MetadataWarning)]
+    assert [Path(w.filename).name for w in ours] == ["test_metadata.py"], [(w.filename, w.lineno) for w in ours]

@@ -132,3 +132,12 @@ def test_list_chunk_keys_needs_no_metadata_document(tmp_path, separator, names):
 def test_list_chunk_keys_agrees_with_list_chunks(tmp_path):
     BUILDERS["zarr2"](tmp_path, {"path": "a", "shape": [4, 4], "chunks": [2, 2], "dtype": "uint8"})
     assert wa.list_chunk_keys(tmp_path / "a") == wa.open(tmp_path / "a", units=None).list_chunks()
+
+
+def test_levels_open_when_indexed_so_a_missing_levels_array_raises_only_there(tmp_path):
+    group = ome_pyramid(tmp_path)
+    shutil.rmtree(group / "s2")
+    levels = wa.open_pyramid(group).levels
+    assert len(levels) == 3 and levels[0].level_name == "s0" and [v.level_name for v in levels[:2]] == ["s0", "s1"]
+    with pytest.raises(ValueError, match="level 's2' names 's2', where there is no array"):
+        levels[2]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import inspect
 import math
 import pickle
 
@@ -357,3 +358,24 @@ def test_capped_context_is_new_per_call_and_its_spec_caps_the_five_concurrency_r
     assert spec["cache_pool"] == {"total_bytes_limit": 1 << 20}
     assert set(wa.capped_context_spec(network=False)) & set(names) == {"data_copy_concurrency", "file_io_concurrency"}
     np.testing.assert_array_equal(cube.reopen(context=wa.capped_context(concurrency=2)).read(cube.box), VALUES)
+
+
+# ---------------------------------------------------------------- the signature says every keyword
+
+
+OPEN_KEYWORDS = ("level", "voxel_size", "level_mode", "on_mismatch", "padding", "method", "select", "units",
+                 "context", "retries", "metadata_conflicts", "base_voxel_size", "base_units", "anchor", "transform",
+                 "strict_units", "mode", "store_fill")
+
+
+def test_every_keyword_of_open_is_in_its_signature_typed_and_keyword_only():
+    parameters = inspect.signature(wa.open).parameters
+    assert tuple(parameters) == ("path", *OPEN_KEYWORDS)
+    for name in OPEN_KEYWORDS:
+        assert parameters[name].kind is inspect.Parameter.KEYWORD_ONLY, name
+        assert parameters[name].annotation is not inspect.Parameter.empty, name
+
+
+def test_a_misspelt_keyword_of_open_is_a_type_error_naming_it(cube):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'voxelsize'"):
+        wa.open(cube.path, voxelsize=8)

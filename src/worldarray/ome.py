@@ -264,7 +264,7 @@ def _ome_unit(label: str, unit, axis: str, kind: str) -> str:
                          "and time axes only)")
     if not isinstance(unit, str) or unit_table.kind(unit) != kind:
         raise ValueError(f"{label} is {unit!r} on the {kind} axis {axis!r}; expected a {kind} unit the unit table "
-                         f"knows, such as {'nanometer' if kind == 'space' else 'second'!r}")
+                         f"knows, such as {unit_table.NANOMETER if kind == 'space' else 'second'!r}")
     return unit_table.ome_name(unit)
 
 

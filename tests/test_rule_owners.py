@@ -1,0 +1,158 @@
+"""Each rule has one owner: the half voxel is geometry's, the nanometre default units', attempt loops retry's.
+
+The package's source is read as Python (``ast`` and ``tokenize``), so docstrings and comments never count; what is
+found elsewhere must be on a named allow-list, each entry with its reason. The public names are frozen here too.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import subprocess
+import sys
+import tokenize
+from pathlib import Path
+
+import pytest
+
+import worldarray as wa
+from worldarray import store, units, write
+
+SOURCE = Path(wa.__file__).parent
+MODULES = sorted(SOURCE.glob("*.py"))
+
+# (module, the code on the line, why it is not the half voxel of Convention 1)
+HALF_VOXEL_ALLOWED = {
+    ("resample.py", "position = centres - 0.5"):
+        "Behaviour 4's source index p = (j + 1/2) t / s - 1/2: source voxel i is centred at index i",
+    ("write.py", "tuple(t + s * (p + (k - 1) / 2) for s, t, k, p in zip(sizes, shifts, f, o, strict=True)))"):
+        "level_placement's (f - 1) / 2: a block of f voxels is centred (f - 1) / 2 voxels past its first",
+    ("retry.py", "RACE_ATTEMPTS, RACE_DELAY = 5, 0.5"):
+        "Behaviour 11's backoff of 0.5 s times the attempt: seconds, not voxels",
+}
+# (module, the string constant, why it is not the nanometre default)
+NANOMETRE_ALLOWED = {
+    ("metadata.py", "nanometer"): "precomputed's resolution is in nanometres by the format's own definition",
+}
+
+
+def _value(token: tokenize.TokenInfo) -> float | None:
+    try:
+        return float(token.string.replace("_", ""))
+    except ValueError:  # hexadecimal, complex: no half there
+        return None
+
+
+def _half_voxel_arithmetic(path: Path) -> list[tuple[int, str]]:
+    """Lines whose tokens hold 0.5, or a division by 2, or 1 / 2: what adding or removing a half voxel looks like."""
+    tokens = [t for t in tokenize.generate_tokens(io.StringIO(path.read_text(encoding="utf-8")).readline)
+              if t.type in (tokenize.NUMBER, tokenize.OP)]
+    lines = path.read_text(encoding="utf-8").splitlines()
+    hits = set()
+    for i, token in enumerate(tokens):
+        if token.type == tokenize.NUMBER and _value(token) == 0.5:
+            hits.add(token.start[0])
+        if token.string == "/" and i + 1 < len(tokens) and _value(tokens[i + 1]) == 2:
+            hits.add(token.start[0])
+    return sorted((n, lines[n - 1].split("#", 1)[0].strip()) for n in hits)  # the code, not its comment
+
+
+def test_the_half_voxel_is_added_or_removed_in_geometry_alone():
+    found = {(path.name, code): n for path in MODULES if path.name != "geometry.py"
+             for n, code in _half_voxel_arithmetic(path)}
+    unexplained = sorted(f"{name}:{n}: {code}" for (name, code), n in found.items()
+                         if (name, code) not in HALF_VOXEL_ALLOWED)
+    assert not unexplained, f"half-voxel arithmetic outside geometry.py: {unexplained}"
+    stale = sorted(set(HALF_VOXEL_ALLOWED) - set(found))
+    assert not stale, f"allow-list entries that match nothing: {stale}"
+
+
+def test_geometry_does_hold_the_half_voxel():
+    # the check above passes vacuously if the scan finds nothing anywhere; it finds the rule where it lives
+    assert _half_voxel_arithmetic(SOURCE / "geometry.py")
+
+
+def _string_constants(path: Path) -> set[str]:
+    return {node.value for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+
+
+@pytest.mark.parametrize("spelling", ["nanometer", "nanometre", "nm"])
+def test_the_nanometre_default_is_written_in_units_alone(spelling):
+    found = {(path.name, spelling) for path in MODULES if path.name != "units.py"
+             and spelling in _string_constants(path)}
+    unexplained = sorted(found - set(NANOMETRE_ALLOWED))
+    assert not unexplained, f"{spelling!r} written outside units.py (use units.NANOMETER): {unexplained}"
+
+
+def test_units_does_hold_the_nanometre_default():
+    assert units.NANOMETER in _string_constants(SOURCE / "units.py")
+    assert set(NANOMETRE_ALLOWED) <= {(path.name, "nanometer") for path in MODULES
+                                      if "nanometer" in _string_constants(path)}
+
+
+def _attempt_loops(path: Path) -> list[str]:
+    """Sleeps, and loops whose variable or condition names an attempt: what an attempt loop is made of."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "sleep":
+            found.append(f"{path.name}:{node.lineno} sleeps")
+        if isinstance(node, (ast.For, ast.While)):
+            names = {n.id for n in ast.walk(node.target if isinstance(node, ast.For) else node.test)
+                     if isinstance(n, ast.Name)}
+            if isinstance(node, ast.For):
+                names |= {n.id for n in ast.walk(node.iter) if isinstance(n, ast.Name)}
+            if any("attempt" in name for name in names):
+                found.append(f"{path.name}:{node.lineno} loops over attempts")
+    return found
+
+
+def test_attempt_loops_live_in_retry_alone():
+    found = [hit for path in MODULES if path.name != "retry.py" for hit in _attempt_loops(path)]
+    assert not found, f"attempt loops outside retry.py: {found}"
+    assert _attempt_loops(SOURCE / "retry.py"), "retry.py holds no attempt loop, so the check above proves nothing"
+
+
+# ---------------------------------------------------------------- public names
+
+
+def test_the_public_names_are_these():
+    assert sorted(wa.__all__) == sorted([
+        "ArrayMeta", "Box", "MetadataWarning", "Node", "Pyramid", "Retry", "WorldArray", "as_box", "capped_context",
+        "capped_context_spec", "chunk_key", "codecs_of", "corner_to_centre", "create", "default_axes", "detect",
+        "ensure_group_entry", "index_range", "level_placement", "level_shape", "list_chunk_keys", "metadata",
+        "ome_multiscales", "open", "open_pyramid", "open_tensorstore", "parse_chunk_key", "select_level",
+        "shared_context", "store", "units", "write",
+    ])
+    assert sorted(store.__all__) == sorted([
+        "GUARD_GCE_METADATA", "Way", "basename", "guard_gce_metadata", "is_refusal", "is_remote", "is_root", "join",
+        "list_keys", "normalize", "on_google_cloud", "on_ways", "open_kvstore", "parent", "read_documents", "scheme",
+        "url", "ways", "with_fallback", "write_documents",
+    ])
+    assert sorted(units.__all__) == sorted([
+        "TABLE", "NANOMETER", "kind", "factor", "abbreviation", "ome_name", "lookup", "Request", "convert",
+        "UnitsArgument",
+    ])
+    assert sorted(write.__all__) == sorted([
+        "OME_VERSIONS", "AXIS_TYPES", "ome_multiscales", "level_placement", "level_shape", "codecs_of", "axis_units",
+        "ensure_group_entry",
+    ])
+
+
+@pytest.mark.parametrize("module", [wa, store, units, write], ids=lambda m: m.__name__)
+def test_every_public_name_exists(module):
+    missing = [name for name in module.__all__ if not hasattr(module, name)]
+    assert not missing, f"{module.__name__}.__all__ names {missing}, which it does not have"
+
+
+def test_wa_metadata_is_the_function_and_the_module_is_reached_by_from_import():
+    from worldarray.metadata import RULES, ArrayMeta
+
+    assert callable(wa.metadata) and wa.metadata.__module__ == "worldarray.handle"
+    assert ArrayMeta is wa.ArrayMeta and set(RULES) == {"zarr2", "zarr3", "n5", "precomputed"}
+
+
+def test_importing_the_package_starts_no_thread():
+    code = "import threading, worldarray; print(sorted(t.name for t in threading.enumerate()))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert result.stdout.strip() == "['MainThread']", result.stdout
