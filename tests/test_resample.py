@@ -422,3 +422,10 @@ def test_two_adjoining_reads_agree_with_one_read_across_both(prepared, surface, 
         _assert_joined(whole, first, second, case["axis"])
 
     check()
+
+
+def test_one_anchor_number_stands_for_every_spatial_axis(tmp_path):
+    values = np.arange(16, dtype=np.uint8).reshape(4, 4)
+    vol = wa.open(volume(tmp_path, "a", values, (8, 8), (-4, -4)))
+    box = ((-2, -2), (30, 30))
+    np.testing.assert_array_equal(vol.read(box, voxel_size=4, anchor=-2), vol.read(box, voxel_size=4, anchor=(-2, -2)))

@@ -1,6 +1,7 @@
 """Convention 2 and additions A9, A11: one unit table, conversions only when asked."""
 
 import math
+import re
 
 import pytest
 
@@ -79,3 +80,34 @@ def test_ome_name_spells_micrometre_as_ome_does():
 def test_a_unit_the_table_does_not_know_raises_naming_it(call):
     with pytest.raises(ValueError, match="furlong"):
         call("furlong")
+
+
+# ---------------------------------------------------------------- a units= argument, read once
+
+
+@pytest.mark.parametrize("given,space,time,per_axis", [
+    (None, None, None, None), ("um", "um", None, None), ({"space": "nm", "time": "s"}, "nm", "s", None),
+    ({"time": "ms"}, None, "ms", None), (["", "um", "nm"], None, None, ("", "um", "nm")),
+])
+def test_a_units_argument_is_a_name_a_dict_by_kind_or_one_unit_per_axis(given, space, time, per_axis):
+    assert units.Request.of(given) == units.Request(space, time, per_axis)
+
+
+@pytest.mark.parametrize("given", [{"length": "nm"}, 4, {"space": 4}, [1, 2]])
+def test_any_other_units_argument_raises_naming_it_and_the_shapes_accepted(given):
+    with pytest.raises(ValueError, match=rf"units is {re.escape(repr(given))}; expected a unit name, a dict"):
+        units.Request.of(given)
+
+
+def test_open_converts_each_axis_to_its_own_unit_given_one_per_axis(tmp_path):
+    vol = wa.create(tmp_path / "g.zarr" / "s0", (2, 4, 4), "uint8", (1000, 8, 8), (500, 4, 4), chunks=2)
+    again = wa.open(vol.path, units=["micrometer", "nanometer", "nanometer"])
+    assert again.voxel_size == pytest.approx((1.0, 8.0, 8.0)) and again.grid.units == ("micrometer", "nanometer",
+                                                                                          "nanometer")
+
+
+def test_convert_takes_a_missing_spatial_unit_as_nanometres_with_one_warning_naming_the_axes():
+    with pytest.warns(wa.MetadataWarning, match=r"here: spatial axes \('y', 'x'\) have no unit") as caught:
+        sizes, _, names = units.convert((4.0, 8.0), (2.0, 4.0), ("", ""), ("um", "um"), (0, 1), where="here",
+                                        axes=("y", "x"))
+    assert len(caught) == 1 and sizes == pytest.approx((0.004, 0.008)) and names == ("um", "um")

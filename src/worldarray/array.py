@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, overload
 
 import numpy as np
+from numpy.typing import ArrayLike
 from tensorstore import Context, TensorStore
 
 from . import resample, retry, store, write
@@ -463,7 +464,7 @@ class WorldArray:
         node = self._opened.node
         return parse_chunk_key(key, self.meta.format, **key_format(self.meta.format, node.docs, node.scale_key))
 
-    def write_index(self, begin: Index, end: Index, data: np.ndarray | float, partial: bool = False, *,
+    def write_index(self, begin: Index, end: Index, data: ArrayLike, partial: bool = False, *,
                     retries: Retry | None = None) -> None:
         """Write ``data`` into voxels [begin, end): exact shape and dtype, whole write units unless ``partial``
         (Behaviour 13).
@@ -476,7 +477,7 @@ class WorldArray:
         write.write_index(self._opened.frame, self._opened.store, begin, end, data, partial=partial,
                           policy=retries or self.retries, what=f"write to {self.level_path}", remote=self.remote)
 
-    def write(self, box: BoxLike, data: np.ndarray | float, partial: bool = False, *,
+    def write(self, box: BoxLike, data: ArrayLike, partial: bool = False, *,
               retries: Retry | None = None) -> None:
         """Write a world box: the voxels whose centres lie in it (Behaviour 2), then ``write_index``; nothing is
         padded or resampled on write."""

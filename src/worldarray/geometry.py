@@ -43,6 +43,7 @@ __all__ = [
     "padded",
     "Box",
     "BoxLike",
+    "Sizes",
     "as_box",
 ]
 
@@ -463,6 +464,9 @@ class _OffsetShape(Protocol):
     @property
     def shape(self) -> Sequence[float]: ...
 
+
+#: A voxel size or world position: one number for every spatial axis, or one per spatial axis.
+Sizes: TypeAlias = "float | Sequence[float]"
 
 #: A world box: a Box, a (begin, end) pair of lists, or anything with .begin/.end or .offset/.shape (a funlib Roi).
 BoxLike: TypeAlias = "Box | tuple[Sequence[float], Sequence[float]] | _BeginEnd | _OffsetShape"

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeAlias
 
@@ -20,19 +19,17 @@ import tensorstore as ts
 from . import resample, retry, store, write
 from .detect import Node, open_array, source_of
 from .fields import Placement, exact_value
+from .geometry import Sizes
 from .grid import Frame, base_rescale, frame_of, rescaled, spatial_placement
 from .levels import LEVEL_MODES, ON_MISMATCH, Level, check_listing, choose, mismatch_policy, resolve
 from .metadata import ArrayMeta, parse
+from .paths import PathLike
 from .retry import Retry
 from .units import NANOMETER, Request, UnitsArgument
 
 __all__ = ["Options", "Opened", "open_level", "pinned", "checked_padding", "metadata", "open_tensorstore",
            "PathLike", "Sizes", "Padding", "Transform", "Index", "Masked", "METHODS"]
 
-#: A path: a local path (str or os.PathLike), or a file, memory, http(s), s3 or gs URL.
-PathLike: TypeAlias = "str | os.PathLike[str]"
-#: A voxel size or world position: one number for every spatial axis, or one per spatial axis.
-Sizes: TypeAlias = "float | Sequence[float]"
 #: What fills the part of a read outside the data: a value the dtype holds, or "edge" (the nearest stored voxel).
 Padding: TypeAlias = "float | str"
 #: A function of stored values applied at read time (a normalisation chain).

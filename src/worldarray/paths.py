@@ -11,9 +11,13 @@ import os
 import pathlib
 import re
 from collections.abc import Sequence
+from typing import TypeAlias
 
-__all__ = ["REMOTE_SCHEMES", "basename", "is_remote", "is_root", "join", "normalize", "parent", "scheme", "split",
-           "url"]
+__all__ = ["REMOTE_SCHEMES", "PathLike", "basename", "is_remote", "is_root", "join", "normalize", "parent", "scheme",
+           "split", "url"]
+
+#: A path: a local path (str or os.PathLike), or a file, memory, http(s), s3 or gs URL.
+PathLike: TypeAlias = "str | os.PathLike[str]"
 
 _SCHEMES = ("file", "memory", "http", "https", "s3", "gs")
 #: The schemes whose stores are reached over a network.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, TypeAlias, overload
+from typing import Any, overload
 
 import tensorstore as ts
 from numpy.typing import DTypeLike
@@ -24,12 +24,9 @@ from .handle import MODES, PathLike, Sizes, one_of
 from .levels import Level, group_source, level_names, listed_by_parent, pick, select_level
 from .metadata import ArrayMeta, level_placements, parse
 from .units import NANOMETER, UnitsArgument
-from .write import codecs_of, derived_level
+from .write import Codecs, codecs_of, derived_level
 
 __all__ = ["Pyramid", "open_pyramid", "create"]
-
-#: A codec choice of ``create``: "zstd", "none", a zarr v2 compressor dict or a zarr v3 codecs list.
-Codecs: TypeAlias = "str | Mapping[str, Any] | Sequence[Mapping[str, Any]]"
 
 
 def _group_of(found: Gathered) -> Gathered:
@@ -231,8 +228,9 @@ class Pyramid:
 
     def add_level(self, name: str, *, factors: Sizes | None = None, origin: int | Sequence[int] = 0,
                   voxel_size: Sizes | None = None, translation: Sizes | None = None,
-                  shape: Sequence[int] | None = None, dtype: Any = None, chunks: int | Sequence[int] | None = None,
-                  shards: int | Sequence[int] | None = None, codecs: Any = None, fill_value: float | None = None,
+                  shape: Sequence[int] | None = None, dtype: DTypeLike | None = None,
+                  chunks: int | Sequence[int] | None = None, shards: int | Sequence[int] | None = None,
+                  codecs: Codecs | None = None, fill_value: float | None = None,
                   attrs: Mapping[str, Any] | None = None, exists: str = "error",
                   from_level: str | None = None) -> WorldArray:
         """Add a level's dataset entry and its empty array to this pyramid (Behaviour 14); no voxel data is written.

@@ -16,19 +16,21 @@ import math
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import tensorstore as ts
+from numpy.typing import ArrayLike, DTypeLike
 
 from . import retry, store
 from .context import shared_context
 from .detect import FORMATS, Gathered, Node, gather, probe, source_of
 from .diagnostics import MetadataWarning
 from .fields import exact_value, json_fill, stored_fill
-from .geometry import BoxLike, ceil_snapped, default_axes, floats, isclose, over_axes, per_axis, spatial_indices
+from .geometry import BoxLike, Sizes, ceil_snapped, default_axes, floats, isclose, over_axes, per_axis, spatial_indices
 from .grid import Frame
 from .metadata import ArrayMeta, parse
+from .paths import PathLike
 from .ome import AXIS_TYPES, OME_VERSIONS, axis_units, first_listing, ome_multiscales, with_entry
 from .units import NANOMETER, UnitsArgument, convert
 
@@ -36,6 +38,8 @@ __all__ = ["OME_VERSIONS", "AXIS_TYPES", "ome_multiscales", "level_placement", "
            "axis_units", "ensure_group_entry"]
 
 EXISTS = ("error", "adopt")
+#: A codec choice of ``create``: "zstd", "none", a zarr v2 compressor dict or a zarr v3 codecs list.
+Codecs: TypeAlias = "str | Mapping[str, Any] | Sequence[Mapping[str, Any]]"
 _ZSTD_LEVEL = 3  # what zarr-python's default zstd(level=0) means
 #: The array attribute that records ``create(store_fill=True)``.
 STORE_FILL_KEY = "worldarray"
@@ -163,10 +167,12 @@ def _whole(label: str, values: Any, ndim: int, low: int = 1) -> tuple[int, ...]:
     return tuple(int(v) for v in items)
 
 
-def plan_level(path: str, shape: Any, dtype: Any, voxel_size: Any, translation: Any, axes: Sequence[str] | None = None,
-               units: UnitsArgument = NANOMETER, chunks: Any = None, shards: Any = None, fill_value: Any = 0,
-               codecs: Any = "zstd", format: str | None = None, attrs: Mapping[str, Any] | None = None,
-               group_attrs: Mapping[str, Any] | None = None, exists: str = "error") -> Level:
+def plan_level(path: str, shape: int | Sequence[int], dtype: DTypeLike, voxel_size: Sizes, translation: Sizes,
+               axes: Sequence[str] | None = None, units: UnitsArgument = NANOMETER,
+               chunks: int | Sequence[int] | None = None, shards: int | Sequence[int] | None = None,
+               fill_value: float = 0, codecs: Codecs = "zstd", format: str | None = None,
+               attrs: Mapping[str, Any] | None = None, group_attrs: Mapping[str, Any] | None = None,
+               exists: str = "error") -> Level:
     """Check every argument of create, naming the argument and the value found when one is wrong."""
     path = store.normalize(path)
     if store.parent(path) is None:
@@ -297,8 +303,8 @@ def write_group(level: Level, fmt: str, node: Node | None) -> None:
         store.write_documents(level.group, documents)
 
 
-def ensure_group_entry(group: str, name: str, voxel_size: Any, translation: Any, axes: Sequence[str] | None = None,
-                       units: UnitsArgument = NANOMETER) -> None:
+def ensure_group_entry(group: PathLike, name: str, voxel_size: Sizes, translation: Sizes,
+                       axes: Sequence[str] | None = None, units: UnitsArgument = NANOMETER) -> None:
     """List an array the package did not create (a symlinked or hand-made level) in its group's multiscales.
 
     The group's axes are kept when it lists levels already; else ``axes`` (default: the array's own names, else
@@ -476,7 +482,7 @@ def stores_fill(meta: ArrayMeta) -> bool:
     return isinstance(recorded, Mapping) and recorded.get("store_fill") is True
 
 
-def codecs_of(path: str) -> tuple[Any, tuple[int, ...] | None]:
+def codecs_of(path: PathLike) -> tuple[Codecs | None, tuple[int, ...] | None]:
     """An existing zarr array's codecs (a v3 codecs list, the inner one when sharded, or a v2 compressor) and shard
     shape, to create a sibling with the same compression.
 
@@ -484,7 +490,7 @@ def codecs_of(path: str) -> tuple[Any, tuple[int, ...] | None]:
     >>> [codec["name"] for codec in codecs_of(vol.level_path)[0]], codecs_of(vol.level_path)[1]
     (['bytes', 'zstd'], None)
     """
-    node = gather(path).node
+    node = gather(store.normalize(path)).node
     if node.format == "zarr3" and node.kind == "array":
         codecs = node.docs["zarr.json"].get("codecs") or []
         if codecs and codecs[0].get("name") == "sharding_indexed":
@@ -499,7 +505,7 @@ def codecs_of(path: str) -> tuple[Any, tuple[int, ...] | None]:
 # ---------------------------------------------------------------- writes of voxels
 
 
-def write_index(frame: Frame, view: ts.TensorStore, begin: Sequence[int], end: Sequence[int], data: Any, *,
+def write_index(frame: Frame, view: ts.TensorStore, begin: Sequence[int], end: Sequence[int], data: ArrayLike, *,
                 partial: bool, policy: retry.Retry, what: str, remote: bool) -> None:
     """Write ``data`` into voxels [begin, end) of ``view`` (the handle's tensorstore on ``frame``): exact shape and
     dtype, and whole write units unless ``partial``; timed out and retried under ``policy``."""
