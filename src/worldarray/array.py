@@ -289,15 +289,16 @@ class WorldArray:
         array([7, 7, 0, 0], dtype=uint8)
         """
         opened = self._opened
-        view, shape, kept = opened.store, opened.frame.meta.shape, None
+        view, shape, kept = opened.store, opened.shape, None
         if select is not None:
             view, kept = self._pinned(select)
             shape = tuple(shape[i] for i in kept)
         if len(begin) != len(shape) or len(end) != len(shape):
             raise ValueError(f"begin {tuple(begin)} and end {tuple(end)} must have {len(shape)} entries, one per axis "
                              f"{self.axes}")
-        if any(b > e for b, e in zip(begin, end, strict=True)):
-            raise ValueError(f"begin {tuple(begin)} is after end {tuple(end)}")
+        for b, e in zip(begin, end, strict=True):
+            if b > e:
+                raise ValueError(f"begin {tuple(begin)} is after end {tuple(end)}")
         if opened.frame.resampled:
             target = (opened.frame.voxel_size, opened.frame.corner)
             return self._resampled(view, kept, begin, end, target, self._options.method, padding, mask, retries,
@@ -308,7 +309,7 @@ class WorldArray:
         """read_index after its checks: the one path every unresampled read takes."""
         if transform is None:
             transform = self._options.transform
-        itemsize = self._opened.frame.dtype.itemsize
+        itemsize = self._opened.itemsize
         count = itemsize
         for b, e, n in zip(begin, end, shape, strict=True):
             if b < 0 or e > n:
@@ -330,8 +331,11 @@ class WorldArray:
     def _fetch(self, view: TensorStore, nbytes: int, retries: Retry | None) -> np.ndarray:
         """Read a view of ``nbytes`` under the retry policy (Behaviour 6): attempt 1 inline, the loop only after a
         failure."""
-        policy = retries or self._options.retries or _NO_POLICY
-        return policy.run(view.read, policy.attempt_timeout(nbytes, self._opened.remote), self._opened.level_path)
+        policy, opened = retries or self._options.retries or _NO_POLICY, self._opened
+        # Behaviour 6's formula gives the floor up to floor_bytes: the read path computes nothing it need not
+        timeout = policy.timeout or (retry.FLOOR if nbytes <= opened.floor_bytes
+                                     else policy.attempt_timeout(nbytes, opened.remote))
+        return policy.run(view.read, timeout, opened.level_path)
 
     def _resampled(self, view, kept, begin, end, target: Target, method, padding, mask, retries, transform,
                    post_transform):

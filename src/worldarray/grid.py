@@ -48,6 +48,7 @@ class Frame:
     translation: tuple[float, ...] = field(init=False)
     corner: tuple[float, ...] = field(init=False)
     grid: tuple[tuple[float, float], ...] = field(init=False, repr=False)  # (translation, voxel size) per axis
+    spatial_grid: tuple[tuple[float, float], ...] = field(init=False, repr=False)  # the same, spatial axes
     dtype: np.dtype = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -57,7 +58,8 @@ class Frame:
         translation = tuple(meta.translation[i] for i in spatial)
         for name, value in (("spatial", spatial), ("voxel_size", voxel_size), ("translation", translation),
                             ("corner", corners(translation, voxel_size)), ("dtype", np.dtype(meta.dtype)),
-                            ("grid", tuple(zip(meta.translation, meta.voxel_size, strict=True)))):
+                            ("grid", tuple(zip(meta.translation, meta.voxel_size, strict=True))),
+                            ("spatial_grid", tuple(zip(translation, voxel_size, strict=True)))):
             object.__setattr__(self, name, value)
 
     @property
@@ -93,7 +95,7 @@ class Frame:
     def grid_of(self, target: Target | None) -> tuple[tuple[float, float], ...]:
         """(translation, voxel size) per spatial axis: of this frame, or of a resample target."""
         if target is None:
-            return tuple(zip(self.translation, self.voxel_size, strict=True))
+            return self.spatial_grid
         sizes, corner = target
         return tuple(zip(centres(corner, sizes), sizes, strict=True))
 
@@ -133,8 +135,8 @@ class Frame:
 
 def box_bounds(box: Any) -> tuple[Sequence[float], Sequence[float]]:
     """A box's (begin, end): a (begin, end) pair of lists, a Box, or anything ``as_box`` takes."""
-    if type(box) is tuple and len(box) == 2 and np.ndim(box[0]) == 1 and len(box[0]) == len(box[1]):
-        return box
+    if type(box) is tuple and len(box) == 2 and not isinstance(box[0], (int, float)) and len(box[0]) == len(box[1]):
+        return box  # the common (begin, end) pair, taken as it is on the read path
     found = as_box(box)
     return found.begin, found.end
 

@@ -105,8 +105,15 @@ class Opened:
     frame: Frame
     store: ts.TensorStore
     remote: bool
+    floor_bytes: float  # reads up to this size wait ``retry.FLOOR`` on attempt 1
     source_voxel_size: tuple[float, ...]  # the stored level's, in the units asked for, whatever the level policy
     source_translation: tuple[float, ...]
+    shape: tuple[int, ...] = dataclasses.field(init=False)  # the frame's, kept at hand for the read path
+    itemsize: int = dataclasses.field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "shape", self.frame.meta.shape)
+        object.__setattr__(self, "itemsize", self.frame.dtype.itemsize)
 
 
 def _spatial_sizes(options: Options, rescale: Sequence[float] | None) -> Callable[[Placement], tuple[float, ...]]:
@@ -143,6 +150,7 @@ def open_level(path: str, options: Options, context: ts.Context | None) -> Opene
                       store_fill=writing and (options.store_fill or write.stores_fill(meta)))
     return Opened(path, level_path, choice.name, choice.names, choice.listed, node, meta, frame,
                    pinned(view, frame.pins), store.is_remote(level_path),
+                   retry.floor_bytes(store.is_remote(level_path)),
                    tuple(source.voxel_size[i] for i in source.spatial),
                    tuple(source.translation[i] for i in source.spatial))
 

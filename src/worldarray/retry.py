@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypeVar
 
 from .diagnostics import logger
 
-__all__ = ["Retry", "is_transient", "governing", "current", "poll"]
+__all__ = ["Retry", "is_transient", "governing", "current", "poll", "FLOOR", "floor_bytes"]
 
 T = TypeVar("T")
 
@@ -27,9 +27,11 @@ _TRANSIENT_CODES = ("UNAVAILABLE", "DEADLINE_EXCEEDED", "RESOURCE_EXHAUSTED")
 _HTTP_STATUS = re.compile(r"\b(?:HTTP|status)\b[^0-9\[\]]{0,24}?\b(5\d\d|429)\b", re.IGNORECASE)
 _SOURCE_LOCATIONS = " [source locations="  # tensorstore's appendix, whose line numbers are no status codes
 _MIB = float(1 << 20)
-# Behaviour 6: attempt 1 waits clamp(MiB / rate, low, high) seconds, by locality
-_REMOTE_RATE, _REMOTE_LIMITS = 16, (5.0, 120.0)
-_LOCAL_RATE, _LOCAL_LIMITS = 256, (5.0, 30.0)
+# Behaviour 6: attempt 1 waits clamp(MiB / rate, FLOOR, high) seconds, by locality
+#: The shortest wait of attempt 1, in seconds: for every operation of at most ``floor_bytes(remote)``.
+FLOOR = 5.0
+_REMOTE_RATE, _REMOTE_LIMITS = 16, (FLOOR, 120.0)
+_LOCAL_RATE, _LOCAL_LIMITS = 256, (FLOOR, 30.0)
 # Behaviour 11: an array that appeared under a creation is re-read 5 times, 0.5 s times the attempt apart
 RACE_ATTEMPTS, RACE_DELAY = 5, 0.5
 
@@ -53,6 +55,12 @@ def is_transient(error: BaseException) -> bool:
     if message.startswith(_TRANSIENT_CODES):
         return True
     return bool(_HTTP_STATUS.search(message))
+
+
+def floor_bytes(remote: bool) -> float:
+    """The size up to which attempt 1 waits ``FLOOR`` seconds (without a timeout of the policy's own): a read path
+    that knows it once need not compute the formula per read."""
+    return (_REMOTE_RATE if remote else _LOCAL_RATE) * FLOOR * _MIB
 
 
 def _clamp(value: float, limits: tuple[float, float]) -> float:

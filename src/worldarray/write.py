@@ -167,6 +167,21 @@ def _whole(label: str, values: Any, ndim: int, low: int = 1) -> tuple[int, ...]:
     return tuple(int(v) for v in items)
 
 
+def _shards(shards: int | Sequence[int] | None, chunks: tuple[int, ...], axes: tuple[str, ...],
+            format: str | None) -> tuple[int, ...] | None:
+    """The shard shape: whole chunks on every axis, and zarr v3 only."""
+    if shards is None:
+        return None
+    found = _whole("shards", shards, len(chunks))
+    bad = [f"axis {axes[i]}: {s} is not a multiple of {c}"
+           for i, (s, c) in enumerate(zip(found, chunks, strict=True)) if s % c]
+    if bad:
+        raise ValueError(f"shards is {found}; expected a whole number of chunks {chunks} per axis ({'; '.join(bad)})")
+    if format == "zarr2":
+        raise ValueError("shards is set, and format is 'zarr2'; sharding is zarr v3 only")
+    return found
+
+
 def plan_level(path: str, shape: int | Sequence[int], dtype: DTypeLike, voxel_size: Sizes, translation: Sizes,
                axes: Sequence[str] | None = None, units: UnitsArgument = NANOMETER,
                chunks: int | Sequence[int] | None = None, shards: int | Sequence[int] | None = None,
@@ -191,17 +206,9 @@ def plan_level(path: str, shape: int | Sequence[int], dtype: DTypeLike, voxel_si
         raise ValueError("chunks is required: the storage chunk (the inner chunk when sharded); the package never "
                          "picks one")
     chunks = _whole("chunks", chunks, ndim)
-    if shards is not None:
-        shards = _whole("shards", shards, ndim)
-        bad = [f"axis {axes[i]}: {s} is not a multiple of {c}"
-               for i, (s, c) in enumerate(zip(shards, chunks, strict=True)) if s % c]
-        if bad:
-            raise ValueError(f"shards is {shards}; expected a whole number of chunks {chunks} per axis "
-                             f"({'; '.join(bad)})")
     if format not in (None, *OME_VERSIONS.values()):
         raise ValueError(f"format is {format!r}; expected 'zarr3', 'zarr2' or None (follow the group)")
-    if shards is not None and format == "zarr2":
-        raise ValueError("shards is set, and format is 'zarr2'; sharding is zarr v3 only")
+    shards = _shards(shards, chunks, axes, format)
     if exists not in EXISTS:
         raise ValueError(f"exists is {exists!r}; expected one of {EXISTS}")
     if not (isinstance(codecs, str) and codecs in ("zstd", "none")) and not isinstance(codecs, (list, tuple, Mapping)):
