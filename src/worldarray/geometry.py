@@ -9,6 +9,7 @@ the data and pads the rest.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from numbers import Real
 from dataclasses import dataclass
@@ -293,10 +294,14 @@ def on_grid(edge: float, translation: float, voxel_size: float) -> bool:
 
 def clip(begin: Sequence[int], end: Sequence[int], shape: Sequence[int]):
     """The part of the voxel box ``[begin, end)`` inside ``[0, shape)``, as (low, high), and where it sits in it."""
-    low = [min(max(b, 0), n) for b, n in zip(begin, shape, strict=True)]
-    high = [max(min(e, n), lo) for e, n, lo in zip(end, shape, low, strict=True)]
-    inner = tuple(slice(lo - b, hi - b) for lo, hi, b in zip(low, high, begin, strict=True))
-    return low, high, inner
+    low, high, inner = [], [], []
+    for b, e, n in zip(begin, end, shape, strict=True):
+        lo = min(max(b, 0), n)
+        hi = max(min(e, n), lo)
+        low.append(lo)
+        high.append(hi)
+        inner.append(slice(lo - b, hi - b))
+    return low, high, tuple(inner)
 
 
 def padded(begin: Sequence[int], end: Sequence[int], shape: Sequence[int], fill: Any,
@@ -312,7 +317,7 @@ def padded(begin: Sequence[int], end: Sequence[int], shape: Sequence[int], fill:
     low, high, inner = clip(begin, end, shape)
     if fill == "edge":
         data = _edge(begin, end, shape, out_shape, fetch, empty)
-    elif any(hi <= lo for lo, hi in zip(low, high, strict=True)):
+    elif any(map(operator.le, high, low)):  # wholly outside on some axis: storage is not touched
         data = np.full(out_shape, fill, empty())
     else:
         block = fetch(low, high)

@@ -9,7 +9,6 @@ tensorstore. ``wa.metadata`` and ``wa.open_tensorstore`` take the same path, sto
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeAlias
 
@@ -19,7 +18,7 @@ import tensorstore as ts
 from . import resample, retry, store, write
 from .detect import Node, open_array, source_of
 from .fields import Placement, exact_value
-from .geometry import Sizes
+from .geometry import Sizes, floats
 from .grid import Frame, base_rescale, frame_of, rescaled, spatial_placement
 from .levels import LEVEL_MODES, ON_MISMATCH, Level, check_listing, choose, mismatch_policy, resolve
 from .metadata import ArrayMeta, parse
@@ -78,10 +77,11 @@ class Options:
         one_of("metadata_conflicts", self.metadata_conflicts, ("error", "warn"))
         for name in ("voxel_size", "base_voxel_size"):
             value = getattr(self, name)
-            if value is not None and not (np.ndim(value) in (0, 1) and np.size(value) > 0 and all(
-                    isinstance(v, (int, float, np.number)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
-                    for v in np.ravel(value).tolist())):
-                raise ValueError(f"{name} is {value!r}; expected finite sizes > 0")
+            try:  # one number, or one per spatial axis: how many is the level's to say
+                if value is not None:
+                    floats(name, [value] if np.ndim(value) == 0 else value, positive=True)
+            except ValueError:
+                raise ValueError(f"{name} is {value!r}; expected finite sizes > 0") from None
         if self.retries is not None and not isinstance(self.retries, Retry):
             raise ValueError(f"retries is {self.retries!r}; expected a wa.Retry or None")
         if self.transform is not None and not callable(self.transform):
@@ -116,9 +116,13 @@ class Opened:
         object.__setattr__(self, "itemsize", self.frame.dtype.itemsize)
 
 
+def _base_unit(options: Options) -> str:
+    """The unit ``base_voxel_size`` is in: ``base_units``, else the spatial unit asked for, else nanometres."""
+    return options.base_units or Request.of(options.units).space or NANOMETER
+
+
 def _spatial_sizes(options: Options, rescale: Sequence[float] | None) -> Callable[[Placement], tuple[float, ...]]:
-    base_unit = options.base_units or Request.of(options.units).space or NANOMETER
-    return lambda placement: spatial_placement(placement, options.units, rescale, base_unit)[0]
+    return lambda placement: spatial_placement(placement, options.units, rescale, _base_unit(options))[0]
 
 
 def open_level(path: str, options: Options, context: ts.Context | None) -> Opened:
@@ -132,8 +136,7 @@ def open_level(path: str, options: Options, context: ts.Context | None) -> Opene
             choice = choose(path, None, options.voxel_size, options.level_mode, _spatial_sizes(options, rescale))
     meta = parse(source_of(choice.found), options.metadata_conflicts)
     check_listing(choice, meta, options.metadata_conflicts)
-    base_unit = options.base_units or Request.of(options.units).space or NANOMETER
-    source = rescaled(meta, rescale, base_unit).converted(options.units, options.strict_units)
+    source = rescaled(meta, rescale, _base_unit(options)).converted(options.units, options.strict_units)
     node = choice.found.node
     level_path = store.join(node.path, node.scale_key) if node.scale_key else node.path
 
