@@ -316,7 +316,7 @@ class WorldArray:
                 break
             count *= e - b
         else:  # wholly inside: tensorstore's own array, without a copy
-            data = self._fetch(view[tuple(map(slice, begin, end))], count, retries)
+            data = self._fetch(view[tuple(map(slice, begin, end))], count, retries)  # attempt 1 inline
             data = transform(data) if transform is not None else data
             return (data, np.ones(data.shape, bool)) if mask else data
 
@@ -416,16 +416,19 @@ class WorldArray:
         >>> vol.read(((8.0,), (24.0,))), vol.read(((0.0,), (16.0,)), voxel_size=8)
         (array([2, 3, 4, 5], dtype=uint8), array([1, 3], dtype=uint8))
         """
-        frame = self._opened.frame
+        opened = self._opened
+        frame = opened.frame
         if method is not None:
             one_of("method", method, METHODS)
-        target = target_grid(frame, voxel_size, anchor)
+        target = None
+        if voxel_size is not None or anchor is not None or frame.resampled:
+            target = target_grid(frame, voxel_size, anchor)
         if strict:
             frame.check_aligned(box, target)
         begin, end = frame.index_box(box, target)
-        if len(begin) == len(frame.spatial) < len(frame.meta.shape):
+        if len(begin) < len(opened.shape):
             begin, end = frame.whole(begin, end)
-        view, shape, kept = self._opened.store, frame.meta.shape, None
+        view, shape, kept = opened.store, opened.shape, None
         if select is not None:
             view, kept = self._pinned(select)
             begin, end = tuple(begin[i] for i in kept), tuple(end[i] for i in kept)

@@ -80,8 +80,8 @@ class Frame:
     def index_box(self, box: Any, target: Target | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The voxels whose centres lie in a world box (Behaviour 2), on the axes the box covers: the spatial axes,
         or every axis. ``target`` reads the spatial axes on a resample target's grid instead."""
-        begin, end = box_bounds(box)
-        spatial = self.grid_of(target)
+        begin, end = box if _is_pair(box) else box_bounds(box)
+        spatial = self.spatial_grid if target is None else self.grid_of(target)
         if len(begin) == len(self.spatial):
             return centre_rule(begin, end, spatial)
         if len(begin) == len(self.meta.axes):
@@ -133,10 +133,15 @@ class Frame:
         return pins, [i for i in range(len(self.meta.shape)) if i not in pinned]
 
 
+def _is_pair(box: Any) -> bool:
+    """The common (begin, end) pair of lists, taken as it is on the read path."""
+    return type(box) is tuple and len(box) == 2 and not isinstance(box[0], (int, float)) and len(box[0]) == len(box[1])
+
+
 def box_bounds(box: Any) -> tuple[Sequence[float], Sequence[float]]:
     """A box's (begin, end): a (begin, end) pair of lists, a Box, or anything ``as_box`` takes."""
-    if type(box) is tuple and len(box) == 2 and not isinstance(box[0], (int, float)) and len(box[0]) == len(box[1]):
-        return box  # the common (begin, end) pair, taken as it is on the read path
+    if _is_pair(box):
+        return box
     found = as_box(box)
     return found.begin, found.end
 
