@@ -335,7 +335,11 @@ class WorldArray:
         # Behaviour 6's formula gives the floor up to floor_bytes: the read path computes nothing it need not
         timeout = policy.timeout or (retry.FLOOR if nbytes <= opened.floor_bytes
                                      else policy.attempt_timeout(nbytes, opened.remote))
-        return policy.run(view.read, timeout, opened.level_path)
+        future = view.read()  # Retry.run's attempt 1, inline: the read path is measured against tensorstore's own
+        try:
+            return future.result(timeout=timeout)
+        except Exception as error:
+            return policy.resume(error, future, view.read, timeout, opened.level_path)
 
     def _resampled(self, view, kept, begin, end, target: Target, method, padding, mask, retries, transform,
                    post_transform):

@@ -114,9 +114,15 @@ class Retry:
         try:
             return future.result(timeout=timeout)
         except Exception as error:
-            if isinstance(error, TimeoutError):
-                future.cancel()
-            return self._again(lambda wait: _wait(start, wait), timeout, what, error, is_transient, True)
+            return self.resume(error, future, start, timeout, what)
+
+    def resume(self, error: Exception, future: _Future, start: Callable[[], _Future], timeout: float,
+               what: str = "read") -> Any:
+        """``run`` after its attempt 1, which the caller made itself and which failed with ``error``: the late future
+        is cancelled, and the error raised unless transient, else retried. (The read path makes attempt 1 inline.)"""
+        if isinstance(error, TimeoutError):
+            future.cancel()
+        return self._again(lambda wait: _wait(start, wait), timeout, what, error, is_transient, True)
 
     def call(self, attempt: Callable[[float], T], timeout: float, what: str, *,
              retry_on: Callable[[BaseException], bool] = is_transient, pause: bool = True) -> T:
