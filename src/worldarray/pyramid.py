@@ -267,8 +267,10 @@ class Pyramid:
         source_name = self._name(from_level) if from_level is not None else self.names[0]
         source = self.level_meta(source_name)
         voxel_size, translation, shape = derived_level(source, factors, origin, voxel_size, translation, shape, name)
-        with retry.governing(self._retries):
-            found_codecs, found_shards = codecs_of(store.join(self.path, source_name))
+        found_codecs, found_shards = None, None
+        if codecs is None or shards is None:  # copied from the source level: read only when something is copied
+            with retry.governing(self._retries):
+                found_codecs, found_shards = codecs_of(store.join(self.path, source_name))
         level = create(store.join(self.path, name), shape, dtype or source.dtype, voxel_size, translation,
                        axes=source.axes, units=list(source.units), chunks=chunks or source.chunk_shape,
                        shards=found_shards if shards is None else shards,
