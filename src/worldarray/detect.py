@@ -27,7 +27,7 @@ from .fields import Document, Source
 from .ome import multiscales_of
 
 __all__ = ["Node", "Gathered", "Format", "FORMATS", "PROBE_KEYS", "detect", "gather", "probe", "source_of",
-           "scale_key_of",
+           "scale_key_of", "array_above",
            "open_array", "clean_zarr2_metadata"]
 
 
@@ -248,6 +248,22 @@ def _read_ancestors(path: str) -> tuple[Document, ...]:
         node = Node("zarr3" if "zarr.json" in docs else "zarr2", "group", directory, docs)
         found.append(Document(directory, node.attrs_url, node.attrs))
     return tuple(found)
+
+
+def array_above(path: str) -> Node | None:
+    """The nearest array among the ancestors of ``path`` below its store root, all read in one round; None when no
+    ancestor is an array."""
+    chain: list[str] = []
+    current = store.parent(store.normalize(path))
+    while current is not None and not store.is_root(current):
+        chain.append(current)
+        current = store.parent(current)
+    raw = store.read_documents([(d, k) for d in chain for k in PROBE_KEYS]) if chain else {}
+    for directory in chain:
+        node = _classify(directory, _docs(directory, raw, PROBE_KEYS))
+        if node is not None and node.kind == "array":
+            return node
+    return None
 
 
 def _as_document(directory: str | None, node: Node | None) -> tuple[Document, ...]:

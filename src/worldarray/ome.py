@@ -468,6 +468,20 @@ def with_entry(attrs: Mapping[str, Any], fmt: str, axes: Sequence[str], units: u
     voxel_size, translation = _under_multiscale_transforms(multiscale, voxel_size, translation)
     fresh = ome_multiscales(axes, units, [(name, voxel_size, translation)], version)
     entry = (fresh["ome"] if fmt == "zarr3" else fresh)["multiscales"][0]["datasets"][0]
-    kept = [dataset for dataset in multiscale.get("datasets") or [] if dataset_path(dataset) != name]
-    multiscale["datasets"] = sorted(kept + [entry], key=_scale_of)
+    multiscale["datasets"] = _placed_in_order(multiscale.get("datasets") or [], name, entry)
     return merged
+
+
+def _placed_in_order(datasets: list, name: str, entry: dict) -> list:
+    """The datasets with ``entry`` in place of the one named ``name`` where that keeps the scales in order, else after
+    the last entry of no larger scale; the other entries keep their order."""
+    scale = _scale_of(entry)
+    old = [i for i, dataset in enumerate(datasets) if dataset_path(dataset) == name]
+    kept = [dataset for dataset in datasets if dataset_path(dataset) != name]
+    if old:
+        at = old[0]
+        before, after = kept[:at], kept[at:]
+        if all(_scale_of(d) <= scale for d in before) and all(_scale_of(d) >= scale for d in after):
+            return before + [entry] + after
+    at = max((i + 1 for i, dataset in enumerate(kept) if _scale_of(dataset) <= scale), default=0)
+    return kept[:at] + [entry] + kept[at:]

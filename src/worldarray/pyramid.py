@@ -9,6 +9,7 @@ from factors); the documents and the array are ``write``'s.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, overload
 
@@ -223,6 +224,10 @@ class Pyramid:
     def voxel_sizes(self) -> list[tuple[float, ...]]:
         return [sizes for _, sizes, _ in self.placements()]
 
+    def finest(self) -> str:
+        """The name of the finest level (the least voxel volume), the first listed among equals."""
+        return min(zip(self.names, self.voxel_sizes(), strict=True), key=lambda level: math.prod(level[1]))[0]
+
     def translations(self) -> list[tuple[float, ...]]:
         return [shifts for _, _, shifts in self.placements()]
 
@@ -264,7 +269,7 @@ class Pyramid:
         if self.mode != "r+":
             raise ValueError(f"{self.path}: opened with mode={self.mode!r}; open_pyramid(..., mode='r+') to add a "
                              "level")
-        source_name = self._name(from_level) if from_level is not None else self.names[0]
+        source_name = self._name(from_level) if from_level is not None else self.finest()
         source = self.level_meta(source_name)
         voxel_size, translation, shape = derived_level(source, factors, origin, voxel_size, translation, shape, name)
         found_codecs, found_shards = None, None

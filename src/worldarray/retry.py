@@ -1,8 +1,9 @@
 """An operation is retried on transient errors only, attempt k waiting timeout * k seconds for its answer.
 
 This module holds every attempt loop of the package: data reads and writes, tensorstore opens and metadata
-documents (``Retry.run`` and ``Retry.call``), and the re-read of an array that appeared under a creation
-(``poll``). ``governing`` sets the policy that the metadata documents of one call are read under.
+documents (``Retry.run`` and ``Retry.call``), the re-read of an array that appeared under a creation
+(``poll``), and the re-read and merge of a document another writer changed first (``settle``). ``governing``
+sets the policy that the metadata documents of one call are read under.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any, Protocol, TypeVar
 
 from .diagnostics import logger
 
-__all__ = ["Retry", "is_transient", "governing", "current", "poll", "FLOOR", "floor_bytes"]
+__all__ = ["Retry", "is_transient", "governing", "current", "poll", "settle", "FLOOR", "floor_bytes"]
 
 T = TypeVar("T")
 
@@ -34,6 +35,9 @@ _REMOTE_RATE, _REMOTE_LIMITS = 16, (FLOOR, 120.0)
 _LOCAL_RATE, _LOCAL_LIMITS = 256, (FLOOR, 30.0)
 # Behaviour 11: an array that appeared under a creation is re-read 5 times, 0.5 s times the attempt apart
 RACE_ATTEMPTS, RACE_DELAY = 5, 0.5
+# A17: a conditional document write that lost to another writer is re-read and merged at most this often, after a
+# random pause of up to CONFLICT_DELAY seconds times the attempt (every lost attempt means another writer's won).
+CONFLICT_ATTEMPTS, CONFLICT_DELAY = 50, 0.02
 
 
 class _Future(Protocol):
@@ -186,6 +190,18 @@ def poll(check: Callable[[], T | None], attempts: int = RACE_ATTEMPTS, delay: fl
             return found
         time.sleep(delay * attempt)
     return None
+
+
+def settle(step: Callable[[], T | None], what: str, attempts: int = CONFLICT_ATTEMPTS) -> T:
+    """Call ``step`` until it returns something (None means another writer got there first), pausing a random
+    moment between calls; RuntimeError naming ``what`` after ``attempts`` calls."""
+    for attempt in range(1, attempts + 1):
+        settled = step()
+        if settled is not None:
+            return settled
+        time.sleep(random.uniform(0, CONFLICT_DELAY * attempt))
+    raise RuntimeError(f"{what}: other writers changed it first {attempts} times in a row; nothing of ours was "
+                       "written")
 
 
 _GOVERNING: contextvars.ContextVar[Retry | None] = contextvars.ContextVar("worldarray_retries", default=None)

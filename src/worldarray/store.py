@@ -30,7 +30,7 @@ from .paths import REMOTE_SCHEMES, basename, is_remote, is_root, join, normalize
 __all__ = [
     "GUARD_GCE_METADATA", "Way", "basename", "guard_gce_metadata", "is_refusal", "is_remote", "is_root", "join",
     "list_keys", "normalize", "on_google_cloud", "open_kvstore", "on_ways", "parent", "read_documents", "scheme",
-    "url", "ways", "with_fallback", "write_documents",
+    "update_document", "url", "ways", "with_fallback", "write_documents",
 ]  # fmt: skip
 
 T = TypeVar("T")
@@ -405,7 +405,7 @@ def on_ways(path: str, start: Callable[[Way], Any], what: str, nbytes: int = 0) 
 def write_documents(directory: str, documents: Mapping[str, Any]) -> None:
     """Write JSON documents into a directory, each whole (a file is written aside and renamed into place), timed out
     and retried under the governing ``retry`` policy."""
-    encoded = {key: json.dumps(doc, indent=2, ensure_ascii=False).encode() for key, doc in documents.items()}
+    encoded = {key: _encoded(doc) for key, doc in documents.items()}
     timeout = retry.current().attempt_timeout()
 
     for key, data in encoded.items():
@@ -413,6 +413,62 @@ def write_documents(directory: str, documents: Mapping[str, Any]) -> None:
             return open_kvstore(way.spec, timeout=timeout).write(key, data)
 
         on_ways(directory, start, f"write {url(directory, key)}")
+
+
+def _encoded(document: Any) -> bytes:
+    return json.dumps(document, indent=2, ensure_ascii=False).encode()
+
+
+@dataclasses.dataclass(frozen=True)
+class _Stamped:
+    """A JSON document (None when missing) with the generation it was read at."""
+
+    value: Any
+    generation: bytes
+
+
+def _read_stamped(directory: str, key: str) -> _Stamped:
+    timeout = retry.current().attempt_timeout()
+    where = url(directory, key)
+    found = on_ways(directory, lambda way: open_kvstore(way.spec, timeout=timeout).read(key), f"read {where}")
+    if found.state != "value":
+        return _Stamped(None, found.stamp.generation)
+    try:
+        return _Stamped(json.loads(bytes(found.value)), found.stamp.generation)
+    except ValueError as error:
+        raise ValueError(f"{where}: is not JSON ({error}); the package changes no document it cannot read") from None
+
+
+def _write_if(directory: str, key: str, document: Any, generation: bytes) -> bool:
+    """Write the document only if it is still at ``generation``; False when another writer changed it first."""
+    timeout = retry.current().attempt_timeout()
+    data = _encoded(document)
+
+    def start(way: Way) -> Any:
+        return open_kvstore(way.spec, timeout=timeout).write(key, data, if_equal=generation)
+
+    return bool(on_ways(directory, start, f"write {url(directory, key)}").generation)
+
+
+def update_document(directory: str, key: str, change: Callable[[Any], Any]) -> Any:
+    """Write ``change(document)`` (the document None when missing) in place of the document, only if no other writer
+    wrote it since it was read, else read, change and try again; return what was written, or the document as found
+    when ``change`` returns it unchanged (then nothing is written).
+
+    ``change`` may raise to write nothing. Each write is conditional on the generation read, so concurrent
+    updates of one document lose no one's change.
+
+    >>> update_document("memory://doc/update", "a.json", lambda found: {"n": (found or {"n": 0})["n"] + 1})
+    {'n': 1}
+    """
+    def step() -> tuple[Any]:
+        found = _read_stamped(directory, key)
+        wanted = change(found.value)
+        if wanted == found.value or _write_if(directory, key, wanted, found.generation):
+            return (wanted,)
+        return None  # type: ignore[return-value]
+
+    return retry.settle(step, f"update {url(directory, key)}")[0]
 
 
 def list_keys(directory: str) -> list[str]:

@@ -12,6 +12,7 @@ writes whole write units, so writers in different processes need no lock (Behavi
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -24,14 +25,14 @@ from numpy.typing import ArrayLike, DTypeLike
 
 from . import retry, store
 from .context import shared_context
-from .detect import FORMATS, Gathered, Node, gather, probe, source_of
+from .detect import FORMATS, Gathered, Node, array_above, gather, probe, source_of
 from .diagnostics import MetadataWarning
 from .fields import exact_value, json_fill, stored_fill
 from .geometry import BoxLike, Sizes, ceil_snapped, default_axes, floats, isclose, over_axes, per_axis, spatial_indices
 from .grid import Frame
 from .metadata import ArrayMeta, parse
 from .paths import PathLike
-from .ome import AXIS_TYPES, OME_VERSIONS, axis_units, first_listing, ome_multiscales, with_entry
+from .ome import AXIS_TYPES, OME_VERSIONS, axis_units, first_listing, ome_multiscales, walk, with_entry
 from .units import NANOMETER, UnitsArgument, convert
 
 __all__ = ["OME_VERSIONS", "AXIS_TYPES", "ome_multiscales", "level_placement", "level_shape", "codecs_of",
@@ -280,9 +281,17 @@ def _ancestors(group: str, known: str | None) -> tuple[str | None, list[str]]:
     return known, chain[::-1] if store.scheme(group) != "file" else []
 
 
+_GROUP_DOCUMENT: dict[str, tuple[str, dict[str, Any]]] = {
+    "zarr3": ("zarr.json", {"zarr_format": 3, "node_type": "group", "attributes": {}}),
+    "zarr2": (".zgroup", {"zarr_format": 2}),
+}
+_ATTRIBUTES_DOCUMENT = {"zarr3": "zarr.json", "zarr2": ".zattrs"}
+
+
 def _bare_group(directory: str, fmt: str) -> None:
-    store.write_documents(directory, {"zarr.json": {"zarr_format": 3, "node_type": "group", "attributes": {}}}
-                          if fmt == "zarr3" else {".zgroup": {"zarr_format": 2}})
+    """Write a bare group document where none is (create-if-absent: a document another writer made is kept)."""
+    key, bare = _GROUP_DOCUMENT[fmt]
+    store.update_document(directory, key, lambda found: bare if found is None else found)
 
 
 def _merged_group_attrs(attrs: dict, extra: Mapping[str, Any], group: str) -> dict:
@@ -294,20 +303,39 @@ def _merged_group_attrs(attrs: dict, extra: Mapping[str, Any], group: str) -> di
     return attrs
 
 
-def write_group(level: Level, fmt: str, node: Node | None) -> None:
-    """Create the group document, or add this level's entry to the one there (Behaviour 12)."""
-    attrs = dict(node.attrs) if node is not None else {}
-    new = _merged_group_attrs(with_entry(attrs, fmt, level.axes, level.units, level.name, level.voxel_size,
-                                         level.translation), level.group_attrs, level.group)
-    if fmt == "zarr3":
-        document = dict(node.docs.get("zarr.json", {})) if node is not None else {}
-        document.update({"zarr_format": 3, "node_type": "group", "attributes": new})
-        store.write_documents(level.group, {"zarr.json": document})
+def _listed(attrs: Mapping[str, Any], name: str) -> bool:
+    return any(path == name for _, path, _ in walk(attrs))
+
+
+def entry_attrs(level: Level, fmt: str, attrs: Mapping[str, Any], *, replace: bool = True) -> dict:
+    """The group's attributes with this level's dataset entry added (or replaced, unless ``replace`` is False and
+    one is listed) and ``group_attrs`` merged; nothing else changed (Behaviour 12)."""
+    if not replace and _listed(attrs, level.name):
+        merged = json.loads(json.dumps(attrs))
     else:
-        documents: dict[str, Any] = {".zattrs": new}
-        if node is None or ".zgroup" not in node.docs:
-            documents[".zgroup"] = {"zarr_format": 2}
-        store.write_documents(level.group, documents)
+        merged = with_entry(attrs, fmt, level.axes, level.units, level.name, level.voxel_size, level.translation)
+    return _merged_group_attrs(merged, level.group_attrs, level.group)
+
+
+def _with_attributes(fmt: str, group: str, attributes: Any, change: Any) -> Any:
+    """The group's attribute document (``zarr.json`` or ``.zattrs``) with ``change`` applied to its attributes."""
+    if fmt == "zarr2":
+        return change(attributes or {})
+    document = dict(attributes or _GROUP_DOCUMENT["zarr3"][1])
+    if document.get("node_type") != "group":
+        raise ValueError(f"{store.url(group, 'zarr.json')}: node_type is {document.get('node_type')!r}, "
+                         "wanted 'group'")
+    return {**document, "attributes": change(dict(document.get("attributes") or {}))}
+
+
+def write_entry(level: Level, fmt: str, *, replace: bool = True) -> None:
+    """Write this level's dataset entry into its group's document (made when absent), conditional on the generation
+    read and merged again when another writer changed the document first (A17); an unchanged document is not
+    written."""
+    if fmt == "zarr2":
+        _bare_group(level.group, fmt)
+    store.update_document(level.group, _ATTRIBUTES_DOCUMENT[fmt], lambda found: _with_attributes(
+        fmt, level.group, found, lambda attrs: entry_attrs(level, fmt, attrs, replace=replace)))
 
 
 def ensure_group_entry(group: PathLike, name: str, voxel_size: Sizes, translation: Sizes,
@@ -337,7 +365,7 @@ def ensure_group_entry(group: PathLike, name: str, voxel_size: Sizes, translatio
     level = plan_level(store.join(group, name), meta.shape, meta.dtype, voxel_size, translation, axes, units,
                        chunks=meta.chunk_shape)
     group_node = node if node is not None and node.docs else None
-    write_group(level, group_node.format if group_node is not None else array.format, group_node)
+    write_entry(level, group_node.format if group_node is not None else array.format)
 
 
 # ---------------------------------------------------------------- the array
@@ -440,8 +468,60 @@ def _dry_run(spec: dict, level: Level) -> None:
         raise ValueError(f"{level.path}: tensorstore refuses the array's metadata: {error}") from error
 
 
+def _is_listed(level: Level, found: Gathered) -> bool:
+    """Whether the parent's documents gathered with ``found`` list the level (a group found counts as listed, for
+    adopt to refuse)."""
+    parent = found.ancestors[0] if found.ancestors else None
+    return found.node.kind != "array" or (parent is not None and _listed(parent.attrs, level.name))
+
+
+def _listed_array(level: Level) -> Gathered | None:
+    """What is at the level's path once a dataset entry in its group lists it; None before."""
+    found = _probe(level.path)
+    return found if found is not None and _is_listed(level, found) else None
+
+
+def _adopt_listed(level: Level, found: Gathered | None) -> None:
+    """Adopt the array another creator made, once its creator's entry lists it (waiting with Behaviour 11's
+    backoff); FileExistsError when no entry comes."""
+    if found is None or not _is_listed(level, found):
+        found = retry.poll(lambda: _listed_array(level))
+    if found is None:
+        raise FileExistsError(
+            f"{level.path}: an array is here that no dataset entry of {level.group} lists, after "
+            f"{retry.RACE_ATTEMPTS} re-reads (a creation stopped between its array and its entry, or one still "
+            "running); list it with wa.ensure_group_entry(group, name, voxel_size, translation), then adopt it")
+    adopt(level, found)
+
+
+def _refuse_inside_array(level: Level) -> None:
+    above = array_above(level.path)
+    if above is not None:
+        raise FileExistsError(f"{level.path}: {above.path} above it is a {above.format} array; nothing is created "
+                              "inside an array")
+
+
+def _make_array(level: Level, spec: dict, context: ts.Context | None) -> str:
+    """Create the array if absent: "made", "lost" (another creator made it first) or "maybe" (it appeared on a
+    retry after an attempt of ours timed out, so ours may have made it)."""
+    opening = context if context is not None else shared_context()  # memory:// data lives in the context
+    tried: list[str] = []
+
+    def start(way: store.Way) -> Any:
+        tried.append(way.name)
+        return ts.open({**spec, "kvstore": way.spec}, context=opening)
+
+    try:
+        store.on_ways(level.path, start, level.path)
+    except Exception as error:
+        if "ALREADY_EXISTS" not in str(error):
+            raise
+        return "maybe" if tried.count(tried[-1]) > 1 else "lost"
+    return "made"
+
+
 def create_level(level: Level, context: ts.Context | None) -> str:
-    """Create the group document (and bare groups above it), then the array; return the format written.
+    """Create the array, then (its creator alone) its dataset entry in the group (A17); return the format written.
 
     Documents and the open are timed out and retried under the governing ``retry`` policy.
     """
@@ -451,36 +531,25 @@ def create_level(level: Level, context: ts.Context | None) -> str:
             raise FileExistsError(f"{level.path}: something is already there ({existing.node.format} "
                                   f"{existing.node.kind}); create never overwrites (pass exists='adopt' to open an "
                                   "identical array)")
-        adopt(level, existing)
+        _adopt_listed(level, existing)
+        return existing.node.format
+    _refuse_inside_array(level)
     fmt, group, missing = resolve_format(level)
     spec = array_spec(level, fmt)
     _dry_run(spec, level)
-    for directory in missing:
+    entry_attrs(level, fmt, group.attrs if group is not None else {})  # refuse a bad entry before any write
+    for directory in [*missing, level.group]:
         _bare_group(directory, fmt)
-    write_group(level, fmt, group)
-    if existing is not None:
-        return fmt
-    opening = context if context is not None else shared_context()  # memory:// data lives in the context
-    try:
-        store.on_ways(level.path, lambda way: ts.open({**spec, "kvstore": way.spec}, context=opening), level.path)
-    except Exception as error:
-        if "ALREADY_EXISTS" not in str(error):
-            raise
-        # the store said absent, then the array appeared: re-read with backoff, then adopt (Behaviour 11)
-        won = retry.poll(lambda: _array_at(level.path))
-        if won is None:
-            raise FileExistsError(f"{level.path}: the store reports an array here that could not be read after "
-                                  f"{retry.RACE_ATTEMPTS} attempts") from error
-        adopt(level, won)
+    made = _make_array(level, spec, context)
+    if made == "lost":  # the store said absent, then the array appeared: the winner's entry decides (A17)
+        _adopt_listed(level, None)
         return fmt
     if fmt == "zarr2" and level.attrs:
-        store.write_documents(level.path, {".zattrs": dict(level.attrs)})
+        store.update_document(level.path, ".zattrs", lambda found: dict(level.attrs) if found is None else found)
+    write_entry(level, fmt, replace=made == "made")
+    if made == "maybe":
+        adopt(level, gather(level.path))
     return fmt
-
-
-def _array_at(path: str) -> Gathered | None:
-    found = _probe(path)
-    return found if found is not None and found.node.kind == "array" else None
 
 
 def stores_fill(meta: ArrayMeta) -> bool:
