@@ -217,3 +217,33 @@ def test_add_level_without_from_level_derives_from_the_finest_listed_level(tmp_p
     finest = wa.metadata(group / "s0")
     assert added.voxel_size == tuple(2 * v for v in finest.voxel_size)
     assert added.shape == tuple(int(np.ceil(n / 2)) for n in finest.shape)
+
+
+# ---------------------------------------------------------------- a retry that finds its own array (A7)
+
+
+class _Late:
+    """A future whose answer never comes in time (the array behind it was made all the same)."""
+
+    def result(self, timeout=None):
+        raise TimeoutError("no answer")
+
+    def cancel(self):
+        return True
+
+
+def test_a_retry_that_finds_the_array_its_timed_out_attempt_made_adopts_it_and_writes_its_entry(tmp_path, monkeypatch):
+    monkeypatch.setattr(retry.time, "sleep", lambda seconds: None)
+    real, opened = write.ts.open, []
+
+    def first_answer_lost(spec, **kwargs):
+        if spec["kvstore"]["driver"] == "file" and not opened:
+            opened.append(real(spec, **kwargs).result())  # the array is made, the answer is lost
+            return _Late()
+        return real(spec, **kwargs)
+
+    monkeypatch.setattr(write.ts, "open", first_answer_lost)
+    group = tmp_path / "g.zarr"
+    vol = _make(group / "s0", translation=(6, 2, 2), retries=wa.Retry(timeout=0.5, max_attempts=3))
+    assert opened and vol.translation == (6.0, 2.0, 2.0)
+    assert _listed(group)["s0"] == ([4.0, 4.0, 4.0], [6.0, 2.0, 2.0])
