@@ -52,9 +52,9 @@ def create(path: PathLike, shape: int | Sequence[int], dtype: DTypeLike, voxel_s
            context: ts.Context | None = None, retries: retry.Retry | None = None) -> WorldArray:
     """Create a placed level of an OME-NGFF zarr pyramid and return it opened for writing (Behaviours 11 and 12).
 
-    The group document comes first (made when absent; else only this level's dataset entry is added or replaced),
-    then the array. Nothing is ever deleted, truncated or overwritten. Call it from one process at a time per group
-    (the coordinator, never block jobs): the group document is read-modify-written without a lock.
+    The array comes first, then its dataset entry in the group document (made when absent; else only this level's
+    entry is added or replaced). Nothing is ever deleted, truncated or overwritten. Group documents are written
+    conditionally and merged again when another writer got there first, so creators in many processes lose no entry.
 
     Parameters
     ----------
@@ -264,7 +264,6 @@ class Pyramid:
         >>> s1.shape, s1.voxel_size, s1.translation
         ((32, 32, 32), (8.0, 8.0, 8.0), (4.0, 4.0, 4.0))
 
-        One process at a time per group: the group document is read-modify-written without a lock.
         """
         if self.mode != "r+":
             raise ValueError(f"{self.path}: opened with mode={self.mode!r}; open_pyramid(..., mode='r+') to add a "

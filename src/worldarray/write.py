@@ -2,12 +2,13 @@
 never deletes, truncates or overwrites anything.
 
 The package writes OME-NGFF zarr only: 0.4 in zarr v2, 0.5 in zarr v3 (spec Convention 9; the documents are built
-by ``ome``). ``create_level`` writes the group document first (created when absent; else only this level's dataset
-entry added or replaced) and then the array; an existing array is refused (``exists="error"``) or adopted when
-identical (``exists="adopt"``), and one that appears under a creation (a lost race) is re-read and then adopted
-(Behaviour 11). Group documents are read-modify-written without a lock: one process at a time. ``write_index``
-writes whole write units, so writers in different processes need no lock (Behaviour 13). ``level_placement`` and
-``level_shape`` place and size a level made by whole-block factors.
+by ``ome``). ``create_level`` makes the array first (create-if-absent) and only then, its creator alone, writes
+the level's dataset entry into the group document (A17); an existing array is refused (``exists="error"``) or
+adopted when identical (``exists="adopt"``), and one that appears under a creation (a lost race) is compared with
+its winner's entry. Group documents are written conditionally on the generation read and merged again on a
+conflict, so concurrent creators lose no entry. ``write_index`` writes whole write units, so writers in different
+processes need no lock (Behaviour 13). ``level_placement`` and ``level_shape`` place and size a level made by
+whole-block factors.
 """
 
 from __future__ import annotations
