@@ -16,6 +16,9 @@ import numpy as np
 import pytest
 import tensorstore as ts
 
+import worldarray as wa
+from worldarray import retry, write
+
 # the servers tests start and stop themselves: http_server, silent_server, s3_server
 pytest_plugins = ("servers", "doctest_names")
 
@@ -193,3 +196,25 @@ def build_store(root: Path, case: dict) -> Path:
 def build_case(tmp_path):
     """build_case(case) -> the root under tmp_path the case's open path is relative to."""
     return lambda case: build_store(tmp_path, case)
+
+
+@pytest.fixture
+def lost_race(monkeypatch):
+    """A lost creation race: the probe of the array's path says absent ``absent`` times; the race's sleeps are
+    recorded, not slept."""
+    slept, real = [], write._probe
+    monkeypatch.setattr(retry.time, "sleep", slept.append)
+
+    def arrange(path: Path, absent: int = 1):
+        target, left = wa.store.normalize(path), [absent]
+
+        def probe(where):
+            if where == target and left[0] > 0:
+                left[0] -= 1
+                return None
+            return real(where)
+
+        monkeypatch.setattr(write, "_probe", probe)
+        return slept
+
+    return arrange

@@ -17,7 +17,6 @@ import pytest
 import tensorstore as ts
 
 import worldarray as wa
-from worldarray import retry, write
 
 SHAPE, CHUNKS = (10, 12, 14), (4, 4, 4)
 ZYX = [{"name": a, "type": "space", "unit": "nanometer"} for a in "zyx"]
@@ -314,27 +313,6 @@ def test_ensure_group_entry_lists_a_hand_made_array_and_leaves_it_byte_for_byte(
 
 
 # ---------------------------------------------------------------- a lost creation race
-
-
-@pytest.fixture
-def lost_race(monkeypatch):
-    """The probe of the array's path says absent ``absent`` times; sleeps are recorded, not slept."""
-    slept, real = [], write._probe
-    monkeypatch.setattr(retry.time, "sleep", slept.append)
-
-    def arrange(path: Path, absent: int = 1):
-        target, left = wa.store.normalize(path), [absent]
-
-        def probe(where):
-            if where == target and left[0] > 0:
-                left[0] -= 1
-                return None
-            return real(where)
-
-        monkeypatch.setattr(write, "_probe", probe)
-        return slept
-
-    return arrange
 
 
 def test_a_lost_creation_race_adopts_the_identical_array_that_won(tmp_path, lost_race):

@@ -64,27 +64,6 @@ def _together(calls) -> list[tuple[str, object]]:
     return outcomes
 
 
-@pytest.fixture
-def lost_race(monkeypatch):
-    """The first probe of ``path`` says absent; race sleeps are recorded, not slept."""
-    slept, real = [], write._probe
-    monkeypatch.setattr(retry.time, "sleep", slept.append)
-
-    def arrange(path: Path) -> list:
-        target, left = store.normalize(path), [1]
-
-        def probe(where):
-            if where == target and left[0]:
-                left[0] -= 1
-                return None
-            return real(where)
-
-        monkeypatch.setattr(write, "_probe", probe)
-        return slept
-
-    return arrange
-
-
 # ---------------------------------------------------------------- the lost race compares with the winner's entry
 
 
