@@ -483,17 +483,18 @@ class WorldArray:
         A scalar fills the box when the dtype holds it exactly. ``partial=True`` lifts the alignment check and does
         tensorstore's read-modify-write of the units it touches, unsafe while anything else writes the same unit.
         The write has committed when the call returns; it is timed out and retried under ``retries`` as reads are.
+        A refused write raises ValueError naming the array (``level_path``).
         """
         self._check_writable()
         write.write_index(self._opened.frame, self._opened.store, begin, end, data, partial=partial,
-                          policy=retries or self.retries, what=f"write to {self.level_path}", remote=self.remote)
+                          policy=retries or self.retries, path=self.level_path, remote=self.remote)
 
     def write(self, box: BoxLike, data: ArrayLike, partial: bool = False, *,
               retries: Retry | None = None) -> None:
         """Write a world box: the voxels whose centres lie in it (Behaviour 2), then ``write_index``; nothing is
         padded or resampled on write."""
         self._check_writable()
-        begin, end = write.box_voxels(self._opened.frame, box)
+        begin, end = write.box_voxels(self._opened.frame, box, self.level_path)
         self.write_index(begin, end, data, partial, retries=retries)
 
     def _check_writable(self) -> None:
