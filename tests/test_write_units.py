@@ -1,5 +1,8 @@
 """Write units and chunk indices of select and resampled handles (Behaviours 13, 15 and 16), and what a refused
 write names.
+
+A select handle indexes its own axes (pinned axes gone) everywhere; the pinned axes count in the alignment rule and
+are filled in by chunk_key. Expected keys are the files tensorstore writes, never the implementation's.
 """
 
 from __future__ import annotations
@@ -7,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +44,98 @@ def _tree(root: Path) -> dict[str, str]:
 
 def _grid(shape, unit):
     return list(itertools.product(*(range(-(-n // u)) for n, u in zip(shape, unit, strict=True))))
+
+
+# ---------------------------------------------------------------- select: the pinned axis counts in the alignment
+
+
+def test_a_select_handle_refuses_a_write_covering_part_of_a_pinned_axis_unit(tmp_path):
+    _make(tmp_path / "a.zarr" / "s0").write_index((0, 0, 0, 0), SHAPE, _values(SHAPE))
+    before = _tree(tmp_path)
+    vol = wa.open(tmp_path / "a.zarr" / "s0", mode="r+", select={"c": 1})
+    with pytest.raises(ValueError, match="axis 'c'") as raised:
+        vol.write_index((0, 0, 0), (4, 4, 4), np.zeros((4, 4, 4), np.uint8))
+    assert re.search(rf"write unit {CHUNKS[0]}\b", str(raised.value)), raised.value
+    assert _tree(tmp_path) == before
+
+
+def test_a_select_handle_refuses_a_scalar_write_covering_part_of_a_pinned_axis_unit(tmp_path):
+    _make(tmp_path / "a.zarr" / "s0")
+    vol = wa.open(tmp_path / "a.zarr" / "s0", mode="r+", select={"c": 1})
+    with pytest.raises(ValueError, match=rf"axis 'c'.*write unit {CHUNKS[0]}\b"):
+        vol.write_index((0, 0, 0), (4, 4, 4), 7)
+
+
+def test_a_select_handle_refuses_a_world_box_write_covering_part_of_a_pinned_axis_unit(tmp_path):
+    _make(tmp_path / "a.zarr" / "s0")
+    vol = wa.open(tmp_path / "a.zarr" / "s0", mode="r+", select={"c": 1})
+    with pytest.raises(ValueError, match=rf"axis 'c'.*write unit {CHUNKS[0]}\b"):
+        vol.write(((0, 0, 0), (16, 16, 16)), np.zeros((4, 4, 4), np.uint8))
+
+
+def test_partial_lifts_the_pinned_axis_check_and_keeps_the_units_other_index(tmp_path):
+    expected = _values(SHAPE)
+    _make(tmp_path / "a.zarr" / "s0").write_index((0, 0, 0, 0), SHAPE, expected)
+    vol = wa.open(tmp_path / "a.zarr" / "s0", mode="r+", select={"c": 1})
+    vol.write_index((0, 0, 0), (4, 4, 4), 0, partial=True)
+    expected[1, :4, :4, :4] = 0
+    assert np.array_equal(wa.open(tmp_path / "a.zarr" / "s0").read_index((0,) * 4, SHAPE), expected)
+
+
+@pytest.mark.parametrize("shape, chunks, pin", [(SHAPE, (1, 4, 4, 4), 1), ((3, 8, 8, 8), CHUNKS, 2)],
+                         ids=["a unit of one index", "the clipped last unit holding one index"])
+def test_a_select_handle_whose_pinned_unit_holds_one_index_writes_whole_units(tmp_path, shape, chunks, pin):
+    _make(tmp_path / "a.zarr" / "s0", shape=shape, chunks=chunks)
+    vol = wa.open(tmp_path / "a.zarr" / "s0", mode="r+", select={"c": pin})
+    vol.write_index((0, 0, 0), (4, 4, 4), 9)
+    vol.write(((16, 0, 0), (32, 16, 16)), 8)
+    expected = np.zeros(shape, np.uint8)
+    expected[pin, :4, :4, :4], expected[pin, 4:, :4, :4] = 9, 8
+    assert np.array_equal(wa.open(tmp_path / "a.zarr" / "s0").read_index((0,) * 4, shape), expected)
+
+
+# ---------------------------------------------------------------- select: one indexing, the handle's own
+
+
+def test_write_shape_and_chunks_covering_of_a_select_handle_are_over_its_own_axes(tmp_path):
+    _make(tmp_path / "a.zarr" / "s0")
+    vol = wa.open(tmp_path / "a.zarr" / "s0", select={"c": 1})
+    assert vol.write_shape == CHUNKS[1:]
+    assert vol.chunks_covering((0, 0, 0), (8, 4, 5), write=True) == [(0, 0, 0), (0, 0, 1), (1, 0, 0), (1, 0, 1)]
+
+
+def test_list_chunks_of_a_select_handle_lists_its_own_units_over_its_own_axes(tmp_path):
+    _make(tmp_path / "a.zarr" / "s0").write_index((2, 0, 0, 0), (4, 4, 8, 8), 1)  # channels 2, 3: unit 1 on c
+    _make(tmp_path / "b.zarr" / "s0").write_index((0, 4, 0, 0), (2, 8, 4, 8), 1)  # channels 0, 1: unit 0 on c
+    assert wa.open(tmp_path / "a.zarr" / "s0", select={"c": 1}).list_chunks() == []
+    assert wa.open(tmp_path / "a.zarr" / "s0", select={"c": 3}).list_chunks() == [(0, 0, 0), (0, 0, 1), (0, 1, 0),
+                                                                                  (0, 1, 1)]
+    assert wa.open(tmp_path / "b.zarr" / "s0", select={"c": 1}).list_chunks() == [(1, 0, 0), (1, 0, 1)]
+
+
+def test_chunk_key_of_a_full_select_handle_index_is_the_stored_units_whole_key(tmp_path):
+    _make(tmp_path / "a.zarr" / "s0")
+    vol = wa.open(tmp_path / "a.zarr" / "s0", mode="r+", select={"c": 3})
+    vol.write_index((0, 0, 0), vol.shape, 5, partial=True)  # every unit of channel 3 and nothing else
+    keys = {vol.chunk_key(index) for index in vol.chunks_covering((0, 0, 0), vol.shape, write=True)}
+    assert keys == _files(tmp_path / "a.zarr" / "s0")
+
+
+def test_parse_chunk_key_of_a_select_handle_inverts_its_chunk_key_and_refuses_other_pinned_units(tmp_path):
+    full = _make(tmp_path / "a.zarr" / "s0")
+    vol = wa.open(tmp_path / "a.zarr" / "s0", select={"c": 1})
+    units = _grid(vol.shape, vol.write_shape)
+    assert [vol.parse_chunk_key(vol.chunk_key(index)) for index in units] == units
+    assert vol.parse_chunk_key(full.chunk_key((1, 0, 0, 0))) is None  # channels 2, 3
+
+
+def test_a_select_handles_key_prefix_counts_its_own_axes(tmp_path):
+    whole, slab = _make(tmp_path / "a.zarr" / "s0"), _make(tmp_path / "b.zarr" / "s0")
+    whole.write_index((0, 0, 0, 0), SHAPE, 1)
+    slab.write_index((2, 4, 0, 0), (4, 8, 8, 8), 1)  # the units holding channel 3 with z in [4, 8)
+    prefix = wa.open(tmp_path / "a.zarr" / "s0", select={"c": 3}).chunk_key((1,))
+    under = {key for key in _files(tmp_path / "a.zarr" / "s0") if key.startswith(prefix + "/")}
+    assert under == _files(tmp_path / "b.zarr" / "s0")
 
 
 # ---------------------------------------------------------------- a refused write names the array

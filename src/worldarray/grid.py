@@ -35,12 +35,17 @@ class Frame:
     """Where every voxel of a handle lies, in the units asked for.
 
     ``meta`` is the handle's grid (``vol.grid``): with a resample target, that target over the data; pinned axes
-    gone. ``source`` is the stored level on the same axes, which a resampled read reads from. ``pins`` are the
+    gone. ``source`` is the stored level on the same axes, which a resampled read reads from. ``stored`` is the
+    stored level on every axis, pinned ones too: the grid its write units and chunk keys are on. ``pins`` are the
     stored axes ``select`` pinned, with their index.
+
+    A handle has one indexing, its own (pinned axes gone): write units and chunk indices are given and returned on
+    the handle's axes, and ``unit_index`` fills in a pinned axis's unit where a stored index needs it.
     """
 
     meta: ArrayMeta
     source: ArrayMeta
+    stored: ArrayMeta
     resampled: bool = False
     pins: tuple[tuple[int, int], ...] = ()
     spatial: tuple[int, ...] = field(init=False)
@@ -74,8 +79,8 @@ class Frame:
 
     @property
     def write_shape(self) -> tuple[int, ...]:
-        """The unit one writer may own: the shard shape when sharded, else the chunk shape."""
-        return tuple(self.meta.shard_shape or self.meta.chunk_shape)
+        """The unit one writer may own, on the handle's axes: the shard shape when sharded, else the chunk shape."""
+        return _write_shape(self.meta)
 
     def index_box(self, box: Any, target: Target | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The voxels whose centres lie in a world box (Behaviour 2), on the axes the box covers: the spatial axes,
@@ -126,11 +131,54 @@ class Frame:
             ranges.append(range(b // c, -(-e // c)) if e > b else range(0))
         return list(itertools.product(*ranges))
 
+    @property
+    def stored_write_shape(self) -> tuple[int, ...]:
+        """The write unit on every stored axis, pinned ones too."""
+        return _write_shape(self.stored)
+
+    def stored_box(self, begin: Sequence[int], end: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """A voxel box of the handle made a box over every stored axis: [index, index + 1) on each pinned axis."""
+        first, last = list(begin), list(end)
+        for axis, index in self.pins:
+            first.insert(axis, index)
+            last.insert(axis, index + 1)
+        return tuple(first), tuple(last)
+
+    def unit_index(self, index: Sequence[int]) -> tuple[int, ...]:
+        """The stored write unit's index (or key prefix) of a handle's unit index: each pinned axis's unit filled in
+        where it falls among the stored axes, before or right after the entries given."""
+        pinned, units = dict(self.pins), self.stored_write_shape
+        given, found = list(index), []
+        for axis in range(len(units)):
+            if axis in pinned:
+                found.append(pinned[axis] // units[axis])
+            elif given:
+                found.append(given.pop(0))
+            else:
+                break
+        if given:
+            raise ValueError(f"{self.meta.path}: index {tuple(index)} has {len(index)} entries; the handle has "
+                             f"{len(self.meta.shape)} axes {self.meta.axes}")
+        return tuple(found)
+
+    def handle_unit(self, index: Sequence[int] | None) -> tuple[int, ...] | None:
+        """The handle's index of a stored write unit (every stored axis), or None when the unit does not hold the
+        pinned indices."""
+        pinned, units = dict(self.pins), self.stored_write_shape
+        if index is None or any(index[axis] != value // units[axis] for axis, value in pinned.items()):
+            return None
+        return tuple(i for axis, i in enumerate(index) if axis not in pinned)
+
     def kept(self, select: Mapping[str, int] | None) -> tuple[tuple[tuple[int, int], ...], list[int]]:
         """The pins ``select`` makes on this frame for one read, and the axes left."""
         pins = pins_of(self.meta, select) if select else ()
         pinned = dict(pins)
         return pins, [i for i in range(len(self.meta.shape)) if i not in pinned]
+
+
+def _write_shape(meta: ArrayMeta) -> tuple[int, ...]:
+    """The unit one writer may own: the shard shape when sharded, else the chunk shape."""
+    return tuple(meta.shard_shape or meta.chunk_shape)
 
 
 def _is_pair(box: Any) -> bool:
@@ -270,4 +318,4 @@ def frame_of(source: ArrayMeta, voxel_size: float | Sequence[float] | None, poli
             else:
                 refuse(have, target)
     pins = pins_of(source, select) if select else ()
-    return Frame(_dropped(grid, pins), _dropped(base, pins), resampled, pins)
+    return Frame(_dropped(grid, pins), _dropped(base, pins), base, resampled, pins)

@@ -515,8 +515,8 @@ def codecs_of(path: PathLike) -> tuple[Codecs | None, tuple[int, ...] | None]:
 def write_index(frame: Frame, view: ts.TensorStore, begin: Sequence[int], end: Sequence[int], data: ArrayLike, *,
                 partial: bool, policy: retry.Retry, path: str, remote: bool) -> None:
     """Write ``data`` into voxels [begin, end) of ``view`` (the handle's tensorstore on ``frame``): exact shape and
-    dtype, and whole write units unless ``partial``; timed out and retried under ``policy``. Every refusal names the
-    array, ``path``."""
+    dtype, and whole write units on every stored axis, pinned ones too, unless ``partial``; timed out and retried
+    under ``policy``. Every refusal names the array, ``path``."""
     shape, axes = frame.meta.shape, frame.meta.axes
     begin, end = tuple(int(b) for b in begin), tuple(int(e) for e in end)
     if len(begin) != len(shape) or len(end) != len(shape):
@@ -553,13 +553,19 @@ def _checked_data(frame: Frame, data: ArrayLike, wanted: tuple[int, ...], where:
 
 
 def _check_aligned(frame: Frame, begin: Sequence[int], end: Sequence[int], path: str) -> None:
-    unit_shape, shape, axes = frame.write_shape, frame.meta.shape, frame.meta.axes
-    for axis, (unit, n) in enumerate(zip(unit_shape, shape, strict=True)):
-        for bound in (begin[axis], end[axis]):
-            if bound % unit and bound != n:
-                raise ValueError(
-                    f"{path}: axis {axes[axis]!r}: bound {bound} is not a multiple of the write unit {unit} nor the "
-                    f"array's end {n}; write whole units (vol.write_shape is {unit_shape}) or pass partial=True")
+    """Every bound on every stored axis a multiple of the write unit or the array's end; a pinned axis counts as
+    [index, index + 1), so a pinned axis whose unit holds more than one index is refused."""
+    first, last = frame.stored_box(begin, end)
+    pinned, axes = dict(frame.pins), frame.stored.axes
+    for axis, (unit, n) in enumerate(zip(frame.stored_write_shape, frame.stored.shape, strict=True)):
+        for bound in (first[axis], last[axis]):
+            if bound % unit == 0 or bound == n:
+                continue
+            where, fix = f"axis {axes[axis]!r}", f"write whole units (vol.write_shape is {frame.write_shape})"
+            if axis in pinned:
+                where, fix = f"{where}, pinned by select to {pinned[axis]}", "open without select and write whole units"
+            raise ValueError(f"{path}: {where}: bound {bound} is not a multiple of the write unit {unit} nor the "
+                             f"array's end {n}; {fix}, or pass partial=True")
 
 
 def box_voxels(frame: Frame, box: BoxLike, path: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
