@@ -2,7 +2,9 @@
 write names.
 
 A select handle indexes its own axes (pinned axes gone) everywhere; the pinned axes count in the alignment rule and
-are filled in by chunk_key. Expected keys are the files tensorstore writes, never the implementation's.
+are filled in by chunk_key. A resampled handle's chunk indices are the stored level's. Expected keys are the files
+tensorstore writes, expected chunks come from the geometry or from what a read still returns once the other chunks
+are gone, never from the implementation.
 """
 
 from __future__ import annotations
@@ -136,6 +138,51 @@ def test_a_select_handles_key_prefix_counts_its_own_axes(tmp_path):
     prefix = wa.open(tmp_path / "a.zarr" / "s0", select={"c": 3}).chunk_key((1,))
     under = {key for key in _files(tmp_path / "a.zarr" / "s0") if key.startswith(prefix + "/")}
     assert under == _files(tmp_path / "b.zarr" / "s0")
+
+
+# ---------------------------------------------------------------- resampled: indices name the stored chunks
+
+
+def _source(tmp_path, **kwargs) -> Path:
+    path = tmp_path / "r.zarr" / "s0"
+    shape = (16, 16, 16)
+    vol = wa.create(path, shape=shape, dtype="uint8", voxel_size=4, translation=2, chunks=4, **kwargs)
+    vol.write_index((0, 0, 0), shape, _values(shape))
+    return path
+
+
+def test_chunks_covering_of_a_resampled_handle_names_the_source_chunks_under_its_target_voxels(tmp_path):
+    vol = wa.open(_source(tmp_path), voxel_size=8, on_mismatch="resample")
+    # target voxels [0, 4) at 8 nm span [0, 32) nm from the common corner: source voxels [0, 8), chunks 0 and 1
+    last = 4 * 8 // 4 // 4
+    assert vol.chunks_covering((0, 0, 0), (4, 4, 4)) == list(itertools.product(range(last), repeat=3))
+
+
+def test_chunks_covering_of_a_resampled_handle_with_write_names_the_source_write_units(tmp_path):
+    vol = wa.open(_source(tmp_path, shards=8), voxel_size=8, on_mismatch="resample")
+    # target voxels [3, 5) at 8 nm: [24, 40) nm, source voxels [6, 10), shards of 8 voxels 0 and 1
+    assert vol.chunks_covering((3, 0, 0), (5, 1, 1), write=True) == [(0, 0, 0), (1, 0, 0)]
+
+
+def test_the_chunks_covering_a_whole_resampled_handle_are_the_chunks_it_lists(tmp_path):
+    vol = wa.open(_source(tmp_path), voxel_size=8, on_mismatch="resample")
+    assert vol.chunks_covering((0, 0, 0), vol.shape, write=True) == vol.list_chunks()
+    assert all((tmp_path / "r.zarr" / "s0" / vol.chunk_key(i)).is_file() for i in vol.chunks_covering((0,) * 3,
+                                                                                                     vol.shape))
+
+
+@pytest.mark.parametrize("size, method", [(8, "nearest"), (8, "linear"), (6, "nearest"), (6, "linear"),
+                                          (12, "nearest")])
+def test_a_resampled_read_needs_no_chunk_that_chunks_covering_leaves_out(tmp_path, size, method):
+    path = _source(tmp_path)
+    vol = wa.open(path, voxel_size=size, on_mismatch="resample", method=method)
+    begin, end = (1, 0, 2), (3, 2, 4)
+    expected = vol.read_index(begin, end)
+    needed = {vol.chunk_key(index) for index in vol.chunks_covering(begin, end)}
+    for key in _files(path) - needed:
+        (path / key).unlink()
+    assert len(_files(path)) == len(needed)
+    assert np.array_equal(vol.read_index(begin, end), expected)
 
 
 # ---------------------------------------------------------------- a refused write names the array

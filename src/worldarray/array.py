@@ -446,7 +446,8 @@ class WorldArray:
 
     def list_chunks(self) -> list[tuple[int, ...]]:
         """The write units stored for this level, by listing its keys, in C order over the handle's axes: under
-        ``select`` the units holding the pinned indices, pinned axes gone."""
+        ``select`` the units holding the pinned indices, pinned axes gone (the stored level's units on a resampled
+        handle, as ``chunks_covering`` names them)."""
         node, frame = self._opened.node, self._opened.frame
         listed = chunk_indices(self.meta.format, node.docs, node.path, self.meta.ndim, node.scale_key)
         return [index for index in map(frame.handle_unit, listed) if index is not None]
@@ -465,8 +466,9 @@ class WorldArray:
 
     def chunks_covering(self, begin: Index, end: Index, write: bool = False) -> list[tuple[int, ...]]:
         """The indices of the chunks (with ``write=True`` the write units) that the voxel box [begin, end) touches,
-        over the handle's axes."""
-        return self._opened.frame.chunks_covering(begin, end, write)
+        over the handle's axes; on a resampled handle, the stored chunks a read of those target voxels with
+        ``vol.method`` takes voxels from."""
+        return self._opened.frame.chunks_covering(begin, end, write, self._options.method)
 
     def chunk_key(self, index: Index) -> str:
         """The storage key, relative to the array, of the write unit at ``index`` (the handle's axes, each pinned

@@ -20,7 +20,7 @@ from .fields import Placement
 from .geometry import (Box, as_box, centre_of, centre_rule, centres, corners, default_axes, on_grid, one_number,
                        per_axis, same, spatial_indices)
 from .metadata import ArrayMeta
-from .resample import target_extent
+from .resample import plan_read, target_extent
 from .units import NANOMETER, Request, UnitsArgument, convert
 
 __all__ = ["Frame", "frame_of", "rescaled", "base_rescale", "target_grid", "resample_target", "anchor_of", "pins_of",
@@ -40,7 +40,8 @@ class Frame:
     stored axes ``select`` pinned, with their index.
 
     A handle has one indexing, its own (pinned axes gone): write units and chunk indices are given and returned on
-    the handle's axes, and ``unit_index`` fills in a pinned axis's unit where a stored index needs it.
+    the handle's axes, and ``unit_index`` fills in a pinned axis's unit where a stored index needs it. On a resampled
+    handle they name the stored level's units, the only ones there are.
     """
 
     meta: ArrayMeta
@@ -122,14 +123,26 @@ class Frame:
                 raise ValueError(f"box {box!r} edge {edge} lies on neither a voxel corner nor a voxel centre "
                                  "(strict=True)")
 
-    def chunks_covering(self, begin: Sequence[int], end: Sequence[int], write: bool = False) -> list[tuple[int, ...]]:
-        """The indices of the chunks (``write=True``: the write units) that the voxel box [begin, end) touches."""
-        units = self.write_shape if write else self.meta.chunk_shape
-        ranges = []
-        for b, e, n, c in zip(begin, end, self.meta.shape, units, strict=True):
-            b, e = max(0, b), min(n, e)
-            ranges.append(range(b // c, -(-e // c)) if e > b else range(0))
-        return list(itertools.product(*ranges))
+    def chunks_covering(self, begin: Sequence[int], end: Sequence[int], write: bool = False,
+                        method: str = "nearest") -> list[tuple[int, ...]]:
+        """The indices of the chunks (``write=True``: the write units) holding the voxels [begin, end) of the handle.
+
+        On a resampled handle [begin, end) are target voxels and the chunks are the stored level's that a read of
+        them with ``method`` takes voxels from (the padding aside).
+        """
+        shape = self.meta.shape
+        if len(begin) != len(shape) or len(end) != len(shape):
+            raise ValueError(f"{self.meta.path}: begin {tuple(begin)} and end {tuple(end)} must have {len(shape)} "
+                             f"entries, one per axis {self.meta.axes}")
+        units = _write_shape(self.source) if write else self.source.chunk_shape
+        if self.resampled:
+            source = self.source
+            plans = plan_read(source.shape, source.voxel_size, source.translation, source.spatial,
+                              range(len(source.shape)), begin, end, (self.voxel_size, self.corner), method, False)
+            voxels = [range(plan.lo, plan.hi, plan.step) for plan in plans]
+        else:
+            voxels = [range(max(0, b), min(n, e)) for b, e, n in zip(begin, end, shape, strict=True)]
+        return list(itertools.product(*(_units_holding(read, c) for read, c in zip(voxels, units, strict=True))))
 
     @property
     def stored_write_shape(self) -> tuple[int, ...]:
@@ -179,6 +192,15 @@ class Frame:
 def _write_shape(meta: ArrayMeta) -> tuple[int, ...]:
     """The unit one writer may own: the shard shape when sharded, else the chunk shape."""
     return tuple(meta.shard_shape or meta.chunk_shape)
+
+
+def _units_holding(voxels: range, unit: int) -> Sequence[int]:
+    """The indices of the units of ``unit`` voxels that hold one of ``voxels`` (a strided read skips some)."""
+    if not voxels:
+        return range(0)
+    if voxels.step > unit:
+        return sorted({v // unit for v in voxels})
+    return range(voxels[0] // unit, voxels[-1] // unit + 1)
 
 
 def _is_pair(box: Any) -> bool:
