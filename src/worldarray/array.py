@@ -445,9 +445,12 @@ class WorldArray:
         return self._read_voxels(view, shape, begin, end, padding, mask, retries, transform)
 
     def list_chunks(self) -> list[tuple[int, ...]]:
-        """The chunk indices stored for this level, in C order over every stored axis, by listing its keys."""
-        node = self._opened.node
-        return chunk_indices(self.meta.format, node.docs, node.path, self.meta.ndim, node.scale_key)
+        """The write units stored for this level, by listing its keys, in C order over the handle's axes: under
+        ``select`` the units holding the pinned indices, pinned axes gone (the stored level's units on a resampled
+        handle, as ``chunks_covering`` names them)."""
+        node, frame = self._opened.node, self._opened.frame
+        listed = chunk_indices(self.meta.format, node.docs, node.path, self.meta.ndim, node.scale_key)
+        return [index for index in map(frame.handle_unit, listed) if index is not None]
 
     # ------------------------------------------------------------ writing
 
@@ -462,38 +465,45 @@ class WorldArray:
         return self._opened.frame.write_shape
 
     def chunks_covering(self, begin: Index, end: Index, write: bool = False) -> list[tuple[int, ...]]:
-        """The indices of the chunks (with ``write=True`` the write units) that the voxel box [begin, end) touches."""
-        return self._opened.frame.chunks_covering(begin, end, write)
+        """The indices of the chunks (with ``write=True`` the write units) that the voxel box [begin, end) touches,
+        over the handle's axes; on a resampled handle, the stored chunks a read of those target voxels with
+        ``vol.method`` takes voxels from."""
+        return self._opened.frame.chunks_covering(begin, end, write, self._options.method)
 
     def chunk_key(self, index: Index) -> str:
-        """The storage key, relative to the array, of the write unit at ``index``; fewer entries give a key prefix."""
+        """The storage key, relative to the array, of the write unit at ``index`` (the handle's axes, each pinned
+        axis's unit filled in); fewer entries give the key prefix of those leading axes."""
         node = self._opened.node
-        return chunk_key(index, self.meta.format, **key_format(self.meta.format, node.docs, node.scale_key))
+        unit = self._opened.frame.unit_index(index)
+        return chunk_key(unit, self.meta.format, **key_format(self.meta.format, node.docs, node.scale_key))
 
     def parse_chunk_key(self, key: str) -> tuple[int, ...] | None:
-        """The write-unit index a storage key names, or None for a key that is not a chunk."""
+        """The handle's index of the write unit a storage key names, or None for a key that is not one of its units."""
         node = self._opened.node
-        return parse_chunk_key(key, self.meta.format, **key_format(self.meta.format, node.docs, node.scale_key))
+        index = parse_chunk_key(key, self.meta.format, **key_format(self.meta.format, node.docs, node.scale_key))
+        return self._opened.frame.handle_unit(index)
 
     def write_index(self, begin: Index, end: Index, data: ArrayLike, partial: bool = False, *,
                     retries: Retry | None = None) -> None:
         """Write ``data`` into voxels [begin, end): exact shape and dtype, whole write units unless ``partial``
         (Behaviour 13).
 
-        A scalar fills the box when the dtype holds it exactly. ``partial=True`` lifts the alignment check and does
-        tensorstore's read-modify-write of the units it touches, unsafe while anything else writes the same unit.
-        The write has committed when the call returns; it is timed out and retried under ``retries`` as reads are.
+        A scalar fills the box when the dtype holds it exactly. An axis ``select`` pinned counts as [index,
+        index + 1), so one whose write unit holds more than one index needs ``partial``. ``partial=True`` lifts the
+        alignment check and does tensorstore's read-modify-write of the units it touches, unsafe while anything else
+        writes the same unit. The write has committed when the call returns; it is timed out and retried under
+        ``retries`` as reads are. A refused write raises ValueError naming the array (``level_path``).
         """
         self._check_writable()
         write.write_index(self._opened.frame, self._opened.store, begin, end, data, partial=partial,
-                          policy=retries or self.retries, what=f"write to {self.level_path}", remote=self.remote)
+                          policy=retries or self.retries, path=self.level_path, remote=self.remote)
 
     def write(self, box: BoxLike, data: ArrayLike, partial: bool = False, *,
               retries: Retry | None = None) -> None:
         """Write a world box: the voxels whose centres lie in it (Behaviour 2), then ``write_index``; nothing is
         padded or resampled on write."""
         self._check_writable()
-        begin, end = write.box_voxels(self._opened.frame, box)
+        begin, end = write.box_voxels(self._opened.frame, box, self.level_path)
         self.write_index(begin, end, data, partial, retries=retries)
 
     def _check_writable(self) -> None:

@@ -20,7 +20,7 @@ from .fields import Placement
 from .geometry import (Box, as_box, centre_of, centre_rule, centres, corners, default_axes, on_grid, one_number,
                        per_axis, same, spatial_indices)
 from .metadata import ArrayMeta
-from .resample import target_extent
+from .resample import plan_read, target_extent
 from .units import NANOMETER, Request, UnitsArgument, convert
 
 __all__ = ["Frame", "frame_of", "rescaled", "base_rescale", "target_grid", "resample_target", "anchor_of", "pins_of",
@@ -35,12 +35,18 @@ class Frame:
     """Where every voxel of a handle lies, in the units asked for.
 
     ``meta`` is the handle's grid (``vol.grid``): with a resample target, that target over the data; pinned axes
-    gone. ``source`` is the stored level on the same axes, which a resampled read reads from. ``pins`` are the
+    gone. ``source`` is the stored level on the same axes, which a resampled read reads from. ``stored`` is the
+    stored level on every axis, pinned ones too: the grid its write units and chunk keys are on. ``pins`` are the
     stored axes ``select`` pinned, with their index.
+
+    A handle has one indexing, its own (pinned axes gone): write units and chunk indices are given and returned on
+    the handle's axes, and ``unit_index`` fills in a pinned axis's unit where a stored index needs it. On a resampled
+    handle they name the stored level's units, the only ones there are.
     """
 
     meta: ArrayMeta
     source: ArrayMeta
+    stored: ArrayMeta
     resampled: bool = False
     pins: tuple[tuple[int, int], ...] = ()
     spatial: tuple[int, ...] = field(init=False)
@@ -74,8 +80,8 @@ class Frame:
 
     @property
     def write_shape(self) -> tuple[int, ...]:
-        """The unit one writer may own: the shard shape when sharded, else the chunk shape."""
-        return tuple(self.meta.shard_shape or self.meta.chunk_shape)
+        """The unit one writer may own, on the handle's axes: the shard shape when sharded, else the chunk shape."""
+        return _write_shape(self.meta)
 
     def index_box(self, box: Any, target: Target | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The voxels whose centres lie in a world box (Behaviour 2), on the axes the box covers: the spatial axes,
@@ -117,20 +123,84 @@ class Frame:
                 raise ValueError(f"box {box!r} edge {edge} lies on neither a voxel corner nor a voxel centre "
                                  "(strict=True)")
 
-    def chunks_covering(self, begin: Sequence[int], end: Sequence[int], write: bool = False) -> list[tuple[int, ...]]:
-        """The indices of the chunks (``write=True``: the write units) that the voxel box [begin, end) touches."""
-        units = self.write_shape if write else self.meta.chunk_shape
-        ranges = []
-        for b, e, n, c in zip(begin, end, self.meta.shape, units, strict=True):
-            b, e = max(0, b), min(n, e)
-            ranges.append(range(b // c, -(-e // c)) if e > b else range(0))
-        return list(itertools.product(*ranges))
+    def chunks_covering(self, begin: Sequence[int], end: Sequence[int], write: bool = False,
+                        method: str = "nearest") -> list[tuple[int, ...]]:
+        """The indices of the chunks (``write=True``: the write units) holding the voxels [begin, end) of the handle.
+
+        On a resampled handle [begin, end) are target voxels and the chunks are the stored level's that a read of
+        them with ``method`` takes voxels from (the padding aside).
+        """
+        shape = self.meta.shape
+        if len(begin) != len(shape) or len(end) != len(shape):
+            raise ValueError(f"{self.meta.path}: begin {tuple(begin)} and end {tuple(end)} must have {len(shape)} "
+                             f"entries, one per axis {self.meta.axes}")
+        units = _write_shape(self.source) if write else self.source.chunk_shape
+        if self.resampled:
+            source = self.source
+            plans = plan_read(source.shape, source.voxel_size, source.translation, source.spatial,
+                              range(len(source.shape)), begin, end, (self.voxel_size, self.corner), method, False)
+            voxels = [range(plan.lo, plan.hi, plan.step) for plan in plans]
+        else:
+            voxels = [range(max(0, b), min(n, e)) for b, e, n in zip(begin, end, shape, strict=True)]
+        return list(itertools.product(*(_units_holding(read, c) for read, c in zip(voxels, units, strict=True))))
+
+    @property
+    def stored_write_shape(self) -> tuple[int, ...]:
+        """The write unit on every stored axis, pinned ones too."""
+        return _write_shape(self.stored)
+
+    def stored_box(self, begin: Sequence[int], end: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """A voxel box of the handle made a box over every stored axis: [index, index + 1) on each pinned axis."""
+        first, last = list(begin), list(end)
+        for axis, index in self.pins:
+            first.insert(axis, index)
+            last.insert(axis, index + 1)
+        return tuple(first), tuple(last)
+
+    def unit_index(self, index: Sequence[int]) -> tuple[int, ...]:
+        """The stored write unit's index (or key prefix) of a handle's unit index: each pinned axis's unit filled in
+        where it falls among the stored axes, before or right after the entries given."""
+        pinned, units = dict(self.pins), self.stored_write_shape
+        given, found = list(index), []
+        for axis in range(len(units)):
+            if axis in pinned:
+                found.append(pinned[axis] // units[axis])
+            elif given:
+                found.append(given.pop(0))
+            else:
+                break
+        if given:
+            raise ValueError(f"{self.meta.path}: index {tuple(index)} has {len(index)} entries; the handle has "
+                             f"{len(self.meta.shape)} axes {self.meta.axes}")
+        return tuple(found)
+
+    def handle_unit(self, index: Sequence[int] | None) -> tuple[int, ...] | None:
+        """The handle's index of a stored write unit (every stored axis), or None when the unit does not hold the
+        pinned indices."""
+        pinned, units = dict(self.pins), self.stored_write_shape
+        if index is None or any(index[axis] != value // units[axis] for axis, value in pinned.items()):
+            return None
+        return tuple(i for axis, i in enumerate(index) if axis not in pinned)
 
     def kept(self, select: Mapping[str, int] | None) -> tuple[tuple[tuple[int, int], ...], list[int]]:
         """The pins ``select`` makes on this frame for one read, and the axes left."""
         pins = pins_of(self.meta, select) if select else ()
         pinned = dict(pins)
         return pins, [i for i in range(len(self.meta.shape)) if i not in pinned]
+
+
+def _write_shape(meta: ArrayMeta) -> tuple[int, ...]:
+    """The unit one writer may own: the shard shape when sharded, else the chunk shape."""
+    return tuple(meta.shard_shape or meta.chunk_shape)
+
+
+def _units_holding(voxels: range, unit: int) -> Sequence[int]:
+    """The indices of the units of ``unit`` voxels that hold one of ``voxels`` (a strided read skips some)."""
+    if not voxels:
+        return range(0)
+    if voxels.step > unit:
+        return sorted({v // unit for v in voxels})
+    return range(voxels[0] // unit, voxels[-1] // unit + 1)
 
 
 def _is_pair(box: Any) -> bool:
@@ -270,4 +340,4 @@ def frame_of(source: ArrayMeta, voxel_size: float | Sequence[float] | None, poli
             else:
                 refuse(have, target)
     pins = pins_of(source, select) if select else ()
-    return Frame(_dropped(grid, pins), _dropped(base, pins), resampled, pins)
+    return Frame(_dropped(grid, pins), _dropped(base, pins), base, resampled, pins)

@@ -583,53 +583,72 @@ def codecs_of(path: PathLike) -> tuple[Codecs | None, tuple[int, ...] | None]:
 
 
 def write_index(frame: Frame, view: ts.TensorStore, begin: Sequence[int], end: Sequence[int], data: ArrayLike, *,
-                partial: bool, policy: retry.Retry, what: str, remote: bool) -> None:
+                partial: bool, policy: retry.Retry, path: str, remote: bool) -> None:
     """Write ``data`` into voxels [begin, end) of ``view`` (the handle's tensorstore on ``frame``): exact shape and
-    dtype, and whole write units unless ``partial``; timed out and retried under ``policy``."""
+    dtype, and whole write units on every stored axis, pinned ones too, unless ``partial``; timed out and retried
+    under ``policy``. Every refusal names the array, ``path``."""
     shape, axes = frame.meta.shape, frame.meta.axes
     begin, end = tuple(int(b) for b in begin), tuple(int(e) for e in end)
     if len(begin) != len(shape) or len(end) != len(shape):
-        raise ValueError(f"begin {begin} and end {end} must have {len(shape)} entries, one per axis {axes}")
+        raise ValueError(f"{path}: begin {begin} and end {end} must have {len(shape)} entries, one per axis {axes}")
     for axis, (b, e, n) in enumerate(zip(begin, end, shape, strict=True)):
         if not 0 <= b <= e <= n:
-            raise ValueError(f"axis {axes[axis]!r}: [{b}, {e}) is not inside the array's [0, {n}); nothing is padded "
-                             "on write")
+            raise ValueError(f"{path}: axis {axes[axis]!r}: [{b}, {e}) is not inside the array's [0, {n}); nothing "
+                             "is padded on write")
     wanted = tuple(e - b for b, e in zip(begin, end, strict=True))
-    if np.ndim(data) == 0:  # a scalar fills the box when the dtype holds it exactly (A2)
-        if isinstance(data, (str, bytes)):
-            raise ValueError(f"data is {data!r}; expected an array or a number that dtype {frame.dtype} holds")
-        data = np.asarray(exact_value("data", data, frame.dtype)).astype(frame.dtype)
-    else:
-        data = np.asarray(data)
-        if data.shape != wanted:
-            raise ValueError(f"data has shape {data.shape}; the box [{begin}, {end}) wants {wanted}")
-        if data.dtype != frame.dtype:
-            raise ValueError(f"data has dtype {data.dtype}; the array's is {frame.dtype} (no silent cast)")
+    data = _checked_data(frame, data, wanted, f"{path}: the box [{begin}, {end})")
     if not partial:
-        _check_aligned(frame, begin, end)
+        _check_aligned(frame, begin, end, path)
     part = view[tuple(map(slice, begin, end))]
     nbytes = math.prod(wanted) * frame.dtype.itemsize
-    policy.run(lambda: part.write(data), policy.attempt_timeout(nbytes, remote), what)
+    policy.run(lambda: part.write(data), policy.attempt_timeout(nbytes, remote), f"write to {path}")
 
 
-def _check_aligned(frame: Frame, begin: Sequence[int], end: Sequence[int]) -> None:
-    unit_shape, shape, axes = frame.write_shape, frame.meta.shape, frame.meta.axes
-    for axis, (unit, n) in enumerate(zip(unit_shape, shape, strict=True)):
-        for bound in (begin[axis], end[axis]):
-            if bound % unit and bound != n:
-                raise ValueError(
-                    f"axis {axes[axis]!r}: bound {bound} is not a multiple of the write unit {unit} nor the "
-                    f"array's end {n}; write whole units (vol.write_shape is {unit_shape}) or pass partial=True")
+def _checked_data(frame: Frame, data: ArrayLike, wanted: tuple[int, ...], where: str) -> np.ndarray:
+    """``data`` as an array of shape ``wanted`` and the array's dtype, never cast silently; a scalar fills the box
+    when the dtype holds it exactly (A2). ``where`` starts every refusal: the array's path and the box."""
+    if np.ndim(data) == 0:
+        if isinstance(data, (str, bytes)):
+            raise ValueError(f"{where}: data is {data!r}; expected an array or a number that dtype {frame.dtype} holds")
+        try:
+            return np.asarray(exact_value("data", data, frame.dtype)).astype(frame.dtype)
+        except ValueError as error:
+            raise ValueError(f"{where}: {error}") from None
+    found = np.asarray(data)
+    if found.shape != wanted:
+        raise ValueError(f"{where}: data has shape {found.shape}; the box wants {wanted}")
+    if found.dtype != frame.dtype:
+        raise ValueError(f"{where}: data has dtype {found.dtype}; the array's is {frame.dtype} (no silent cast)")
+    return found
 
 
-def box_voxels(frame: Frame, box: BoxLike) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The voxels a world box selects for a write (Behaviour 2), over every axis; ValueError when it reaches outside
-    the array, since nothing is padded on write."""
-    begin, end = frame.index_box(box)
+def _check_aligned(frame: Frame, begin: Sequence[int], end: Sequence[int], path: str) -> None:
+    """Every bound on every stored axis a multiple of the write unit or the array's end; a pinned axis counts as
+    [index, index + 1), so a pinned axis whose unit holds more than one index is refused."""
+    first, last = frame.stored_box(begin, end)
+    pinned, axes = dict(frame.pins), frame.stored.axes
+    for axis, (unit, n) in enumerate(zip(frame.stored_write_shape, frame.stored.shape, strict=True)):
+        for bound in (first[axis], last[axis]):
+            if bound % unit == 0 or bound == n:
+                continue
+            where, fix = f"axis {axes[axis]!r}", f"write whole units (vol.write_shape is {frame.write_shape})"
+            if axis in pinned:
+                where, fix = f"{where}, pinned by select to {pinned[axis]}", "open without select and write whole units"
+            raise ValueError(f"{path}: {where}: bound {bound} is not a multiple of the write unit {unit} nor the "
+                             f"array's end {n}; {fix}, or pass partial=True")
+
+
+def box_voxels(frame: Frame, box: BoxLike, path: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The voxels a world box selects for a write (Behaviour 2), over every axis of the handle; ValueError naming the
+    array, ``path``, when it reaches outside the array, since nothing is padded on write."""
+    try:
+        begin, end = frame.index_box(box)
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
     if len(begin) == len(frame.spatial) < len(frame.meta.shape):
         begin, end = frame.whole(begin, end)
     for axis, (b, e, n) in enumerate(zip(begin, end, frame.meta.shape, strict=True)):
         if b < 0 or e > n:
-            raise ValueError(f"box {box!r} reaches outside the array on axis {frame.meta.axes[axis]!r}: voxels "
-                             f"[{b}, {e}) of [0, {n}); nothing is padded on write")
+            raise ValueError(f"{path}: box {box!r} reaches outside the array on axis {frame.meta.axes[axis]!r}: "
+                             f"voxels [{b}, {e}) of [0, {n}); nothing is padded on write")
     return begin, end
