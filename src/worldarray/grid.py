@@ -3,7 +3,8 @@
 It starts from the stored level's placement in the units asked for (``base_voxel_size`` rescaling it when given),
 applies the level policy when the level is not at the voxel size asked for (keep, relabel, resample onto Behaviour
 4's target grid, or refuse), and drops the axes ``select`` pins. Every question about where a handle's voxels lie
-(its box, the voxels a world box selects, a resample target, the write units a box touches) is answered here.
+(its box, the voxels a world box selects, a resample target, the write units a box touches) is answered here, and
+so is the grid of a level made from another by whole-block factors (``level_placement``, ``level_shape``).
 """
 
 from __future__ import annotations
@@ -17,14 +18,14 @@ from typing import Any
 import numpy as np
 
 from .fields import Placement
-from .geometry import (Box, as_box, centre_of, centre_rule, centres, corners, default_axes, on_grid, one_number,
-                       per_axis, same, spatial_indices)
+from .geometry import (Box, as_box, ceil_snapped, centre_of, centre_rule, centres, corners, default_axes, floats,
+                       on_grid, one_number, over_axes, per_axis, same, spatial_indices)
 from .metadata import ArrayMeta
 from .resample import plan_read, target_extent
 from .units import NANOMETER, Request, UnitsArgument, convert
 
 __all__ = ["Frame", "frame_of", "rescaled", "base_rescale", "target_grid", "resample_target", "anchor_of", "pins_of",
-           "box_bounds", "spatial_placement"]
+           "box_bounds", "spatial_placement", "level_placement", "level_shape", "derived_level"]
 
 #: A resample target: the target voxel sizes and the corner of target voxel 0, per spatial axis.
 Target = tuple[tuple[float, ...], tuple[float, ...]]
@@ -341,3 +342,81 @@ def frame_of(source: ArrayMeta, voxel_size: float | Sequence[float] | None, poli
                 refuse(have, target)
     pins = pins_of(source, select) if select else ()
     return Frame(_dropped(grid, pins), _dropped(base, pins), base, resampled, pins)
+
+
+# ---------------------------------------------------------------- a level made by whole-block factors (no I/O)
+
+
+def _factors(label: str, value: Any, ndim: int, *, whole: bool = False) -> tuple[float, ...]:
+    """One number for every axis, or one per axis: factors (> 0, whole or not) and origins (whole, >= 0)."""
+    wanted = "whole numbers >= 0" if whole else "finite numbers > 0"
+    try:
+        values = per_axis(value, ndim, label, positive=not whole)
+    except ValueError:
+        values = ()
+    if len(values) != ndim or (whole and not all(v >= 0 and v.is_integer() for v in values)):
+        raise ValueError(f"{label} is {value!r}; expected {wanted}: one number, or {ndim} (one per axis)")
+    return values
+
+
+def level_placement(voxel_size: Sequence[float], translation: Sequence[float], factors: float | Sequence[float],
+                    origin: int | Sequence[int] = 0) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Return ``(voxel_size, translation)`` of the level whose voxel j covers source voxels origin + j f .. + f - 1.
+
+    Per axis ``(voxel_size * f, translation + voxel_size * (origin + (f - 1) / 2))``: the centre a block mean
+    produces (Convention 1's BigDataViewer rule inverted). ``voxel_size`` and ``translation`` are the source
+    grid's, one entry per axis placed; ``factors`` one number or one per axis, > 0, whole or not; ``origin`` one
+    whole number >= 0 or one per axis. Raises ValueError naming the argument and value otherwise.
+
+    >>> level_placement((4.0,), (2.0,), 2)
+    ((8.0,), (4.0,))
+    """
+    sizes = floats("voxel_size", voxel_size, positive=True)
+    shifts = floats("translation", translation, (len(sizes),))
+    f = _factors("factors", factors, len(sizes))
+    o = _factors("origin", origin, len(sizes), whole=True)
+    # a block of f source voxels from origin has its centre (f - 1) / 2 source voxels past the first one's
+    return (tuple(s * k for s, k in zip(sizes, f, strict=True)),
+            tuple(t + s * (p + (k - 1) / 2) for s, t, k, p in zip(sizes, shifts, f, o, strict=True)))
+
+
+def level_shape(shape: Sequence[int], factors: float | Sequence[float], origin: int | Sequence[int] = 0
+                ) -> tuple[int, ...]:
+    """Return the shape of the level made by ``factors`` from source voxel ``origin``: ``ceil((n - origin) / f)``.
+
+    The quotient is snapped to a whole number within 1e-6 first, so float noise adds no voxel. Raises
+    ValueError naming the argument and value for a shape not whole, a factor not > 0, or an origin not whole,
+    negative, or at or past the end of its axis.
+
+    >>> level_shape((10, 9), 2, origin=(0, 1))
+    (5, 4)
+    """
+    sizes = floats("shape", shape)
+    if not all(n >= 0 and n.is_integer() for n in sizes):
+        raise ValueError(f"shape is {shape!r}; expected whole numbers >= 0")
+    f = _factors("factors", factors, len(sizes))
+    o = _factors("origin", origin, len(sizes), whole=True)
+    for axis, (n, p) in enumerate(zip(sizes, o, strict=True)):
+        if p >= n:
+            raise ValueError(f"origin is {origin!r}; expected less than shape {tuple(shape)!r} on axis {axis}")
+    return tuple(ceil_snapped((n - p) / k) for n, k, p in zip(sizes, f, o, strict=True))
+
+
+def derived_level(source: ArrayMeta, factors: Any, origin: Any, voxel_size: Any, translation: Any,
+                  shape: Any, name: str) -> tuple[Any, Any, Any]:
+    """``add_level``'s placement and shape: as given, else by ``level_placement`` and ``level_shape`` over ``source``,
+    factors and origin given over its spatial axes (one number meaning each) or over every axis."""
+    if factors is not None:
+        factors = over_axes(factors, source.ndim, source.spatial, 1.0, "factors", positive=True)
+        origin = over_axes(origin, source.ndim, source.spatial, 0.0, "origin")
+    if voxel_size is None or translation is None:
+        if factors is None:
+            raise ValueError(f"add_level {name!r}: give factors (with origin), or voxel_size and translation")
+        placed = level_placement(source.voxel_size, source.translation, factors, origin)
+        voxel_size = placed[0] if voxel_size is None else voxel_size
+        translation = placed[1] if translation is None else translation
+    if shape is None:
+        if factors is None:
+            raise ValueError(f"add_level {name!r}: give shape, or factors to derive it from the level it is made from")
+        shape = level_shape(source.shape, factors, origin)
+    return voxel_size, translation, shape

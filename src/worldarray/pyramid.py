@@ -25,7 +25,8 @@ from .handle import MODES, PathLike, Sizes, one_of
 from .levels import Level, group_source, level_names, listed_by_parent, pick, select_level
 from .metadata import ArrayMeta, level_placements, parse
 from .units import NANOMETER, UnitsArgument
-from .write import Codecs, codecs_of, derived_level
+from .grid import derived_level
+from .write import Codecs, codecs_of
 
 __all__ = ["Pyramid", "open_pyramid", "create"]
 
