@@ -61,6 +61,13 @@ def test_nearest_takes_the_finer_level_on_a_tie():
     assert wa.select_level([("a", (4.0,)), ("b", (16.0,))], (8.0,), "nearest")[0] == "a"
 
 
+def test_nearest_takes_the_finer_level_when_the_summed_logs_differ_only_by_float_rounding():
+    # |log(4/6)| and |log(9/6)| are both log(1.5); summed over three axes they differ in the last bit
+    levels = [("s0", (4.0,) * 3), ("s1", (9.0,) * 3)]
+    assert wa.select_level(levels, 6.0, "nearest")[0] == "s0"
+    assert wa.select_level(levels[::-1], 6.0, "nearest")[0] == "s0"
+
+
 def test_voxel_sizes_compare_with_rtol_1e_6_so_10_48_is_not_10(tmp_path):
     levels = [("ten", (10.0,) * 3), ("fine", (10.48,) * 3)]
     assert wa.select_level(levels, 10.48 * (1 + 1e-7), "exact")[0] == "fine"

@@ -18,7 +18,7 @@ from . import store
 from .detect import Gathered, Node, gather, scale_key_of, source_of
 from .diagnostics import warn
 from .fields import Document, Placement, Source
-from .geometry import RTOL, default_axes, one_number, per_axis, same, spatial_indices
+from .geometry import RTOL, default_axes, isclose, one_number, per_axis, same, spatial_indices
 from .metadata import ArrayMeta, level_placements, parse
 from .ome import first_listing, walk
 from .units import NANOMETER, convert
@@ -171,6 +171,17 @@ def _listing(entries) -> str:
     return ", ".join(f"{_name_of(item)} {tuple(sizes)}" for item, sizes in entries) or "none"
 
 
+def _nearest(entries, target):
+    """The entry closest to ``target`` on a log scale summed over axes; distances equal within ``RTOL`` (float
+    rounding of the logs) are a tie, which the finer level wins."""
+    def distance(entry) -> float:
+        return sum(abs(math.log(s / t)) for s, t in zip(entry[1], target, strict=True))
+
+    best = min(distance(entry) for entry in entries)
+    tied = [entry for entry in entries if isclose(distance(entry), best)]
+    return min(tied, key=lambda entry: math.prod(entry[1]))
+
+
 def select_level(levels: Sequence[Any], voxel_size: float | Sequence[float], mode: str = "floor") -> Any:
     """Pick the level for a voxel size: floor, finer, exact, nearest or resample (Behaviour 3).
 
@@ -178,7 +189,8 @@ def select_level(levels: Sequence[Any], voxel_size: float | Sequence[float], mod
     returned as given. Voxel sizes compare as floats with rtol 1e-6; one number means that size on every
     axis. floor: the level at that size, else the coarsest no coarser than the target on any axis, else the
     first; finer: as floor but ValueError instead of the first; exact: that level or ValueError; nearest: the
-    closest on a log scale summed over axes, the finer on a tie; resample: the level floor picks, to resample from.
+    closest on a log scale summed over axes, the finer on a tie (distances within rtol 1e-6); resample: the
+    level floor picks, to resample from.
 
     >>> select_level([("s0", (4, 4)), ("s1", (8, 8))], (6, 6))
     ('s0', (4, 4))
@@ -197,11 +209,7 @@ def select_level(levels: Sequence[Any], voxel_size: float | Sequence[float], mod
     if mode == "exact":
         raise ValueError(f"no level has voxel size {target}; the levels are {_listing(entries)}")
     if mode == "nearest":
-        def distance(entry):
-            sizes = entry[1]
-            return (sum(abs(math.log(s / t)) for s, t in zip(sizes, target, strict=True)), math.prod(sizes))
-
-        return min(entries, key=distance)[0]
+        return _nearest(entries, target)[0]
     finer = [(item, sizes) for item, sizes in entries
              if all(s <= t * (1 + RTOL) for s, t in zip(sizes, target, strict=True))]
     if finer:
