@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from . import store
-from .detect import Gathered, Node, gather, scale_key_of, source_of
+from .detect import Gathered, Node, gather, probe, scale_key_of, source_of
 from .diagnostics import warn
 from .fields import Document, Placement, Source
 from .geometry import RTOL, default_axes, isclose, one_number, per_axis, same, spatial_indices
@@ -224,6 +224,22 @@ def _as_placement(meta: ArrayMeta) -> Placement:
     return Placement(meta.voxel_size, meta.translation, meta.units, meta.axes)
 
 
+def _first_beside(found: Gathered) -> Gathered:
+    """The first level of the group an array path is a level of (found by probing when its document lists none);
+    the array itself when its parent is no such group."""
+    node = found.node
+    up = store.parent(node.path)
+    if node.format == "precomputed" or not found.ancestors or up is None or store.is_root(up):
+        return found
+    parent = probe(up)
+    if parent is None or parent.node.kind != "group":
+        return found
+    names = level_names(parent.node)
+    if store.basename(node.path) not in names or names[0] == store.basename(node.path):
+        return found
+    return gather(store.join(up, names[0]), above=parent)
+
+
 @dataclass(frozen=True)
 class Choice:
     """The array a path, level and voxel size name, with the pyramid it belongs to."""
@@ -235,11 +251,12 @@ class Choice:
     listed: tuple[tuple[str, Placement], ...] | None  # every level's placement from the group document
 
     def first_placement(self) -> Placement:
-        """Level 0's placement in the store's units, from the group document when it lists one."""
+        """Level 0's placement in the store's units: the group's first level wherever the path points, from the
+        group document when it lists the levels."""
         if self.listed:
             return self.listed[0][1]
         if self.group is None:
-            return _as_placement(parse(source_of(self.found)))
+            return _as_placement(parse(source_of(_first_beside(self.found))))
         first = gather(store.join(self.group.node.path, self.names[0]), above=self.group)
         return _as_placement(parse(source_of(first)))
 
