@@ -8,6 +8,7 @@ and holds ``arange_values``.
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
 
@@ -211,6 +212,16 @@ def test_a_precomputed_path_naming_a_scale_is_kept_under_level_first(tmp_path):
         vol = wa.open(tmp_path / "vol" / "s1", level="first")
     assert (vol.level_name, vol.voxel_size, vol.shape) == ("s1", (8, 8, 8), (2, 3, 4))
     np.testing.assert_array_equal(vol.read_index((0, 0, 0), (2, 3, 4)), arange_values((2, 3, 4), "uint8"))
+
+
+@pytest.mark.parametrize("scales,found", [(None, "missing"), ([], "empty")], ids=["missing", "empty"])
+@pytest.mark.parametrize("level", [None, 0, "s0"])
+def test_a_precomputed_info_without_scales_raises_saying_scales_is_missing_or_empty(tmp_path, scales, found, level):
+    info = {"@type": "neuroglancer_multiscale_volume", "type": "image", "data_type": "uint8", "num_channels": 1}
+    (tmp_path / "vol").mkdir()
+    (tmp_path / "vol" / "info").write_text(json.dumps(info if scales is None else {**info, "scales": scales}))
+    with pytest.raises(ValueError, match=rf"vol/info: scales is {found}; expected a non-empty list"):
+        wa.open(tmp_path / "vol", level=level)
 
 
 # ---------------------------------------------------------------- the group's listing and the level agree

@@ -32,10 +32,21 @@ Level: TypeAlias = "str | int | None"
 _PROBE_BATCH = 8
 
 
+def _scale_keys(node: Node) -> tuple[str, ...]:
+    """A precomputed volume's levels: its info's scale keys, in order; ValueError naming the info when ``scales`` is
+    missing or empty."""
+    scales = node.docs["info"].get("scales")
+    if not isinstance(scales, list) or not scales:
+        found = "missing" if scales is None else "empty" if scales == [] else repr(scales)
+        raise ValueError(f"{node.attrs_url}: scales is {found}; expected a non-empty list of scale objects, one per "
+                         "level")
+    return tuple(str(s.get("key")) for s in scales if isinstance(s, Mapping))
+
+
 def _listed(node: Node) -> tuple[str, ...] | None:
     """Level names the group's own document lists: precomputed scale keys, or the first multiscale's dataset paths."""
     if node.format == "precomputed":
-        return tuple(str(s.get("key")) for s in node.docs["info"].get("scales") or [] if isinstance(s, Mapping))
+        return _scale_keys(node)
     listing = first_listing(node.attrs)
     return tuple(path for path, _ in listing[1]) if listing else None
 
