@@ -173,6 +173,16 @@ def test_a_precomputed_scale_is_chosen_by_key_or_position(tmp_path):
     assert by_key.shape == (2, 4, 6)
 
 
+@pytest.mark.parametrize("level", ["8_8_8", "s1"])
+def test_a_precomputed_level_name_that_does_not_exist_raises_listing_the_scales(tmp_path, level):
+    scale = {"key": "4_4_4", "size": [6, 4, 2], "resolution": [4, 4, 4], "voxel_offset": [0, 0, 0],
+             "chunk_sizes": [[3, 2, 2]], "encoding": "raw"}
+    info = {"type": "image", "data_type": "uint8", "num_channels": 1, "scales": [scale]}
+    BUILDERS["precomputed"](tmp_path, {"path": "img", "info": info})
+    with pytest.raises(ValueError, match=rf"img: level '{level}' does not exist; the levels are 4_4_4 \(resolution"):
+        wa.open(tmp_path / "img", level=level)
+
+
 # ---------------------------------------------------------------- an array path is that array
 
 

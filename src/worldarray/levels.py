@@ -110,8 +110,10 @@ def pick(node: Node, level: Any, names: tuple[str, ...]) -> str:
             return name
         if node.format == "precomputed":
             key = scale_key_of(node, name)
-            if key is not None:
-                return key
+            if key is None:  # a precomputed volume's levels are its scales and nothing else
+                raise ValueError(f"{node.path}: level {level!r} does not exist; the levels are "
+                                 f"{describe_levels(node, names)}")
+            return key
         return name  # an array path under the group; gather() says when nothing is there
     raise ValueError(f"{node.path}: level is {level!r}; expected a name, a position or 'first'")
 
