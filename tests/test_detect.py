@@ -3,15 +3,22 @@
 Which array a level= names is test_levels'.
 """
 
+import contextlib
+import functools
 import hashlib
+import http.server
 import json
 import pathlib
+import threading
+import warnings
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 import tensorstore as ts
 
 import worldarray as wa
+from worldarray.detect import PROBE_KEYS
 
 ZARRAY = {"zarr_format": 2, "shape": [4, 6], "chunks": [2, 3], "dtype": "|u1", "compressor": None,
           "fill_value": 0, "order": "C", "filters": None}
@@ -112,6 +119,53 @@ def test_ome_attrs_unwraps_the_ome_object_of_0_5(tmp_path):
     node = wa.detect(tmp_path / "g")
     assert node.ome_attrs == {"version": "0.5", "multiscales": [], "fs": 1}
     assert node.multiscales == []
+
+
+# ---------------------------------------------------------------- a parent that answers no document
+
+
+@contextlib.contextmanager
+def serve_with_parent_answering(root: pathlib.Path, parent: str, answer: str) -> Iterator[str]:
+    """Serve ``root`` over http on 127.0.0.1, except that every document key of the directory ``parent`` answers a
+    redirect (``answer="301"``) or an HTML page (``answer="html"``), as a web server's own pages do."""
+    documents = {f"/{parent}/{key}" for key in (*PROBE_KEYS, ".zattrs")}
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - the base class's name
+            if self.path.split("?")[0] not in documents:
+                return super().do_GET()
+            body = b"<!DOCTYPE html><html><body>Index of the site</body></html>" if answer == "html" else b""
+            self.send_response(301 if answer == "301" else 200)
+            self.send_header("Location" if answer == "301" else "Content-Type",
+                             f"/{parent}/" if answer == "301" else "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format, *args):  # noqa: A002 - the base class's name
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(root)))
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+@pytest.mark.parametrize("answer", ["301", "html"])
+def test_a_parent_that_answers_no_document_ends_the_search_for_a_multiscales_entry_quietly(tmp_path, answer):
+    put(tmp_path / "data" / "vol" / "s0", ".zarray", ZARRAY)
+    put(tmp_path / "data" / "vol" / "s0", ".zattrs", {"resolution": [8, 4], "offset": [16, 8], "units": ["nm", "nm"]})
+    local = wa.open(tmp_path / "data" / "vol" / "s0")  # locally the parent holds no document at all
+    with serve_with_parent_answering(tmp_path, "data/vol", answer) as url, warnings.catch_warnings():
+        warnings.simplefilter("error")
+        remote = wa.open(f"{url}/data/vol/s0")
+    assert (remote.meta.placed_by, remote.voxel_size, remote.translation) == (
+        local.meta.placed_by, local.voxel_size, local.translation)
 
 
 # ---------------------------------------------------------------- reads write nothing

@@ -8,6 +8,7 @@ and holds ``arange_values``.
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
 
@@ -59,6 +60,13 @@ def test_finer_and_exact_raise_listing_the_levels_instead_of_falling_back(pyrami
 
 def test_nearest_takes_the_finer_level_on_a_tie():
     assert wa.select_level([("a", (4.0,)), ("b", (16.0,))], (8.0,), "nearest")[0] == "a"
+
+
+def test_nearest_takes_the_finer_level_when_the_summed_logs_differ_only_by_float_rounding():
+    # |log(4/6)| and |log(9/6)| are both log(1.5); summed over three axes they differ in the last bit
+    levels = [("s0", (4.0,) * 3), ("s1", (9.0,) * 3)]
+    assert wa.select_level(levels, 6.0, "nearest")[0] == "s0"
+    assert wa.select_level(levels[::-1], 6.0, "nearest")[0] == "s0"
 
 
 def test_voxel_sizes_compare_with_rtol_1e_6_so_10_48_is_not_10(tmp_path):
@@ -165,6 +173,16 @@ def test_a_precomputed_scale_is_chosen_by_key_or_position(tmp_path):
     assert by_key.shape == (2, 4, 6)
 
 
+@pytest.mark.parametrize("level", ["8_8_8", "s1"])
+def test_a_precomputed_level_name_that_does_not_exist_raises_listing_the_scales(tmp_path, level):
+    scale = {"key": "4_4_4", "size": [6, 4, 2], "resolution": [4, 4, 4], "voxel_offset": [0, 0, 0],
+             "chunk_sizes": [[3, 2, 2]], "encoding": "raw"}
+    info = {"type": "image", "data_type": "uint8", "num_channels": 1, "scales": [scale]}
+    BUILDERS["precomputed"](tmp_path, {"path": "img", "info": info})
+    with pytest.raises(ValueError, match=rf"img: level '{level}' does not exist; the levels are 4_4_4 \(resolution"):
+        wa.open(tmp_path / "img", level=level)
+
+
 # ---------------------------------------------------------------- an array path is that array
 
 
@@ -204,6 +222,16 @@ def test_a_precomputed_path_naming_a_scale_is_kept_under_level_first(tmp_path):
         vol = wa.open(tmp_path / "vol" / "s1", level="first")
     assert (vol.level_name, vol.voxel_size, vol.shape) == ("s1", (8, 8, 8), (2, 3, 4))
     np.testing.assert_array_equal(vol.read_index((0, 0, 0), (2, 3, 4)), arange_values((2, 3, 4), "uint8"))
+
+
+@pytest.mark.parametrize("scales,found", [(None, "missing"), ([], "empty")], ids=["missing", "empty"])
+@pytest.mark.parametrize("level", [None, 0, "s0"])
+def test_a_precomputed_info_without_scales_raises_saying_scales_is_missing_or_empty(tmp_path, scales, found, level):
+    info = {"@type": "neuroglancer_multiscale_volume", "type": "image", "data_type": "uint8", "num_channels": 1}
+    (tmp_path / "vol").mkdir()
+    (tmp_path / "vol" / "info").write_text(json.dumps(info if scales is None else {**info, "scales": scales}))
+    with pytest.raises(ValueError, match=rf"vol/info: scales is {found}; expected a non-empty list"):
+        wa.open(tmp_path / "vol", level=level)
 
 
 # ---------------------------------------------------------------- the group's listing and the level agree

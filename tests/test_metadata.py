@@ -69,6 +69,34 @@ def test_the_multiscale_level_transform_applies_after_the_datasets():
     assert meta.translation == (8, 4, 4)
 
 
+def reversed_transforms(where: str) -> dict:
+    """ome_group() with a translation listed before a scale, in the dataset's list or the multiscale's."""
+    group = ome_group(coordinateTransformations=[{"type": "scale", "scale": [2, 2, 2]}])
+    multiscale = group["multiscales"][0]
+    owner = multiscale["datasets"][0] if where == "dataset" else multiscale
+    if where == "multiscale":
+        owner["coordinateTransformations"].append({"type": "translation", "translation": [1, 1, 1]})
+    owner["coordinateTransformations"].reverse()
+    return group
+
+
+def test_a_translation_listed_before_the_scale_is_composed_in_the_order_listed():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", wa.MetadataWarning)
+        meta = parse(zarr2(parent=reversed_transforms("dataset")))
+    # translation (4, 2, 2), then scale (8, 4, 4), then the multiscale's scale 2: each scale multiplies the shift
+    assert meta.voxel_size == (16, 8, 8) and meta.translation == (64, 16, 16)
+
+
+@pytest.mark.parametrize("where,key", [("dataset", r"datasets\[path=s0\]\.coordinateTransformations"),
+                                       ("multiscale", r"multiscales\[\]\.coordinateTransformations")],
+                         ids=["dataset", "multiscale"])
+def test_a_translation_listed_before_the_scale_warns_naming_the_document_and_the_list(where, key):
+    with pytest.warns(wa.MetadataWarning, match=rf"/data/v\.zarr/\.zattrs: {key} is \[\{{'type': 'translation'.*"
+                                                r"expected the scale first"):
+        parse(zarr2(parent=reversed_transforms(where)))
+
+
 def test_funlib_offset_is_a_corner():
     meta = quiet_parse(zarr2({"resolution": [8, 4, 4], "offset": [80, 40, 40]}))
     assert (meta.translation, meta.placed_by) == ((84, 42, 42), "funlib")

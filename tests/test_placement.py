@@ -176,3 +176,20 @@ def test_base_voxel_size_rescales_every_level_of_a_bigstitcher_style_n5_pyramid(
         vol = wa.open(group, level=level, **BASE)
         assert vol.voxel_size == pytest.approx(size) and vol.translation == pytest.approx([s / 2 for s in size])
 
+
+
+@pytest.mark.parametrize("level", ["s1", "s2"])
+def test_base_voxel_size_on_a_level_path_scales_from_the_groups_first_level(tmp_path, level):
+    # the group lists no levels (s0, s1, s2 are found by probing): level 0 is still s0, not the array opened
+    group = bigstitcher_n5(tmp_path)
+    by_path, by_level = wa.open(group / level, **BASE), wa.open(group, level=level, **BASE)
+    assert by_path.voxel_size == pytest.approx(by_level.voxel_size)
+    assert by_path.translation == pytest.approx(by_level.translation)
+
+
+def test_base_voxel_size_on_an_array_that_is_no_level_of_its_group_scales_from_that_array(tmp_path):
+    group = bigstitcher_n5(tmp_path)  # levels s0, s1, s2; "raw" beside them is none of them
+    BUILDERS["n5"](tmp_path, {"path": "bdv.n5/raw", "shape": [4, 4, 4], "dtype": "uint8", "chunks": [4, 4, 4],
+                              "attrs": {"downsamplingFactors": [2, 2, 1]}})
+    vol = wa.open(group / "raw", **BASE)
+    assert vol.voxel_size == pytest.approx((1000, 400, 400))

@@ -82,6 +82,21 @@ def test_a_unit_the_table_does_not_know_raises_naming_it(call):
         call("furlong")
 
 
+# each spelling differs from one the table holds only by case or spaces; the target is of that spelling's kind
+@pytest.mark.parametrize("spelling,target", [("Mm", "nm"), ("Ms", "s"), ("Nanometer", "nm"), ("NM", "nm"),
+                                             ("UM", "nm"), ("MS", "s"), ("S", "s"), (" nm", "nm")])
+def test_a_spelling_the_table_does_not_hold_exactly_is_an_unknown_unit(spelling, target):
+    # "Mm" is a megametre and "Ms" a megasecond, not mm and ms: case is part of a unit's name
+    assert units.kind(spelling) == "unknown" and units.lookup(spelling) is None
+    with pytest.raises(ValueError, match=re.escape(repr(spelling))):
+        units.factor(spelling, target)
+
+
+def test_converting_an_axis_whose_unit_differs_from_a_table_spelling_only_by_case_raises():
+    with pytest.raises(ValueError, match="axis 'z' has unit 'Mm', which the unit table does not know"):
+        units.convert((4.0,), (2.0,), ("Mm",), ("nm",), (0,), where="here", axes=("z",))
+
+
 # ---------------------------------------------------------------- a units= argument, read once
 
 

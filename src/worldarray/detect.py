@@ -25,6 +25,7 @@ from . import store
 from .context import shared_context
 from .fields import Document, Source
 from .ome import multiscales_of
+from .retry import is_transient
 
 __all__ = ["Node", "Gathered", "Format", "FORMATS", "PROBE_KEYS", "detect", "gather", "probe", "source_of",
            "scale_key_of", "array_above",
@@ -310,11 +311,12 @@ def _gathered(path: str, above: Gathered | None) -> Gathered | None:
     up = store.parent(path)
     if up is not None and store.is_root(up):
         up = None
-    requests = [(path, key) for key in _READ_KEYS] + ([(up, key) for key in _READ_KEYS] if up else [])
     further = _pool().submit(contextvars.copy_context().run, _read_ancestors, path)  # the caller's retries too
-    raw = store.read_documents(requests)
+    raw, answered = _read_with_parent(path, up)
     node = _classify(path, _docs(path, raw, _READ_KEYS))
-    parent = _classify(up, _docs(up, raw, _READ_KEYS)) if up else None
+    parent_docs = _parent_docs(up, raw) if answered else None
+    ended = up is not None and parent_docs is None  # a parent that answers no document ends the search upwards
+    parent = _classify(up, parent_docs) if up and parent_docs is not None else None
     if node is None and parent is not None and parent.format == "precomputed":
         key = scale_key_of(parent, store.basename(path))
         if key is not None:
@@ -324,7 +326,35 @@ def _gathered(path: str, above: Gathered | None) -> Gathered | None:
     if node is None:
         further.cancel()
         return None
-    return Gathered(node, _as_document(up, parent) + further.result())
+    further_up = further.result()  # awaited even when unused, so no read outlives the call
+    return Gathered(node, () if ended else _as_document(up, parent) + further_up)
+
+
+def _read_with_parent(path: str, up: str | None) -> tuple[dict, bool]:
+    """The raw documents of ``path`` and of its parent ``up`` in one round, and whether the parent answered.
+
+    A parent that answers something no document is (a redirect, a server's own page: an error that is neither
+    transient nor a refusal) is not asked again; the path's documents are read alone, and False says so.
+    """
+    own = [(path, key) for key in _READ_KEYS]
+    if up is None:
+        return store.read_documents(own), False
+    try:
+        return store.read_documents(own + [(up, key) for key in _READ_KEYS]), True
+    except OSError as error:
+        if isinstance(error, (TimeoutError, PermissionError)) or is_transient(error.__cause__ or error):
+            raise
+        return store.read_documents(own), False  # raises again when it was the path's own answer
+
+
+def _parent_docs(up: str | None, raw: Mapping) -> dict | None:
+    """The parent's parsed documents; None when there is no parent or one of its answers is no JSON object."""
+    if up is None:
+        return None
+    try:
+        return _docs(up, raw, _READ_KEYS)
+    except ValueError:
+        return None
 
 
 def _document_less_group(path: str) -> Node | None:

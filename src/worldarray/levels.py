@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from . import store
-from .detect import Gathered, Node, gather, scale_key_of, source_of
+from .detect import Gathered, Node, gather, probe, scale_key_of, source_of
 from .diagnostics import warn
 from .fields import Document, Placement, Source
-from .geometry import RTOL, default_axes, one_number, per_axis, same, spatial_indices
+from .geometry import RTOL, default_axes, isclose, one_number, per_axis, same, spatial_indices
 from .metadata import ArrayMeta, level_placements, parse
 from .ome import first_listing, walk
 from .units import NANOMETER, convert
@@ -32,10 +32,21 @@ Level: TypeAlias = "str | int | None"
 _PROBE_BATCH = 8
 
 
+def _scale_keys(node: Node) -> tuple[str, ...]:
+    """A precomputed volume's levels: its info's scale keys, in order; ValueError naming the info when ``scales`` is
+    missing or empty."""
+    scales = node.docs["info"].get("scales")
+    if not isinstance(scales, list) or not scales:
+        found = "missing" if scales is None else "empty" if scales == [] else repr(scales)
+        raise ValueError(f"{node.attrs_url}: scales is {found}; expected a non-empty list of scale objects, one per "
+                         "level")
+    return tuple(str(s.get("key")) for s in scales if isinstance(s, Mapping))
+
+
 def _listed(node: Node) -> tuple[str, ...] | None:
     """Level names the group's own document lists: precomputed scale keys, or the first multiscale's dataset paths."""
     if node.format == "precomputed":
-        return tuple(str(s.get("key")) for s in node.docs["info"].get("scales") or [] if isinstance(s, Mapping))
+        return _scale_keys(node)
     listing = first_listing(node.attrs)
     return tuple(path for path, _ in listing[1]) if listing else None
 
@@ -99,8 +110,10 @@ def pick(node: Node, level: Any, names: tuple[str, ...]) -> str:
             return name
         if node.format == "precomputed":
             key = scale_key_of(node, name)
-            if key is not None:
-                return key
+            if key is None:  # a precomputed volume's levels are its scales and nothing else
+                raise ValueError(f"{node.path}: level {level!r} does not exist; the levels are "
+                                 f"{describe_levels(node, names)}")
+            return key
         return name  # an array path under the group; gather() says when nothing is there
     raise ValueError(f"{node.path}: level is {level!r}; expected a name, a position or 'first'")
 
@@ -171,6 +184,17 @@ def _listing(entries) -> str:
     return ", ".join(f"{_name_of(item)} {tuple(sizes)}" for item, sizes in entries) or "none"
 
 
+def _nearest(entries, target):
+    """The entry closest to ``target`` on a log scale summed over axes; distances equal within ``RTOL`` (float
+    rounding of the logs) are a tie, which the finer level wins."""
+    def distance(entry) -> float:
+        return sum(abs(math.log(s / t)) for s, t in zip(entry[1], target, strict=True))
+
+    best = min(distance(entry) for entry in entries)
+    tied = [entry for entry in entries if isclose(distance(entry), best)]
+    return min(tied, key=lambda entry: math.prod(entry[1]))
+
+
 def select_level(levels: Sequence[Any], voxel_size: float | Sequence[float], mode: str = "floor") -> Any:
     """Pick the level for a voxel size: floor, finer, exact, nearest or resample (Behaviour 3).
 
@@ -178,7 +202,8 @@ def select_level(levels: Sequence[Any], voxel_size: float | Sequence[float], mod
     returned as given. Voxel sizes compare as floats with rtol 1e-6; one number means that size on every
     axis. floor: the level at that size, else the coarsest no coarser than the target on any axis, else the
     first; finer: as floor but ValueError instead of the first; exact: that level or ValueError; nearest: the
-    closest on a log scale summed over axes, the finer on a tie; resample: the level floor picks, to resample from.
+    closest on a log scale summed over axes, the finer on a tie (distances within rtol 1e-6); resample: the
+    level floor picks, to resample from.
 
     >>> select_level([("s0", (4, 4)), ("s1", (8, 8))], (6, 6))
     ('s0', (4, 4))
@@ -197,11 +222,7 @@ def select_level(levels: Sequence[Any], voxel_size: float | Sequence[float], mod
     if mode == "exact":
         raise ValueError(f"no level has voxel size {target}; the levels are {_listing(entries)}")
     if mode == "nearest":
-        def distance(entry):
-            sizes = entry[1]
-            return (sum(abs(math.log(s / t)) for s, t in zip(sizes, target, strict=True)), math.prod(sizes))
-
-        return min(entries, key=distance)[0]
+        return _nearest(entries, target)[0]
     finer = [(item, sizes) for item, sizes in entries
              if all(s <= t * (1 + RTOL) for s, t in zip(sizes, target, strict=True))]
     if finer:
@@ -216,6 +237,22 @@ def _as_placement(meta: ArrayMeta) -> Placement:
     return Placement(meta.voxel_size, meta.translation, meta.units, meta.axes)
 
 
+def _first_beside(found: Gathered) -> Gathered:
+    """The first level of the group an array path is a level of (found by probing when its document lists none);
+    the array itself when its parent is no such group."""
+    node = found.node
+    up = store.parent(node.path)
+    if node.format == "precomputed" or not found.ancestors or up is None or store.is_root(up):
+        return found
+    parent = probe(up)
+    if parent is None or parent.node.kind != "group":
+        return found
+    names = level_names(parent.node)
+    if store.basename(node.path) not in names or names[0] == store.basename(node.path):
+        return found
+    return gather(store.join(up, names[0]), above=parent)
+
+
 @dataclass(frozen=True)
 class Choice:
     """The array a path, level and voxel size name, with the pyramid it belongs to."""
@@ -227,11 +264,12 @@ class Choice:
     listed: tuple[tuple[str, Placement], ...] | None  # every level's placement from the group document
 
     def first_placement(self) -> Placement:
-        """Level 0's placement in the store's units, from the group document when it lists one."""
+        """Level 0's placement in the store's units: the group's first level wherever the path points, from the
+        group document when it lists the levels."""
         if self.listed:
             return self.listed[0][1]
         if self.group is None:
-            return _as_placement(parse(source_of(self.found)))
+            return _as_placement(parse(source_of(_first_beside(self.found))))
         first = gather(store.join(self.group.node.path, self.names[0]), above=self.group)
         return _as_placement(parse(source_of(first)))
 

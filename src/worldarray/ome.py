@@ -126,11 +126,21 @@ def _placed(multiscale, dataset, path, ndim: int | None, url) -> Placement:
         return found
     ndim = ndim if ndim is not None else len(multiscale.get("axes") or ())
     names, units = _ome_axes(multiscale, ndim, url)
-    key = f"datasets[path={path}].coordinateTransformations"
+    key, outer = f"datasets[path={path}].coordinateTransformations", "multiscales[].coordinateTransformations"
     voxel, shift = compose(dataset.get("coordinateTransformations"), ndim, url, key)
-    voxel, shift = compose(multiscale.get("coordinateTransformations"), ndim, url,
-                           "multiscales[].coordinateTransformations", voxel, shift)
+    voxel, shift = compose(multiscale.get("coordinateTransformations"), ndim, url, outer, voxel, shift)
+    _check_scale_first(dataset.get("coordinateTransformations"), url, key)
+    _check_scale_first(multiscale.get("coordinateTransformations"), url, outer)
     return Placement(voxel, shift, units, names)
+
+
+def _check_scale_first(transforms, url: str, key: str) -> None:
+    """OME-NGFF 0.4 and 0.5 list the scale before the translation; a list that does not is still composed in the
+    order listed, with a warning naming the document and the list."""
+    kinds = [t.get("type") for t in transforms or [] if isinstance(t, Mapping)]
+    if "scale" in kinds and "translation" in kinds[: kinds.index("scale")]:
+        warn(f"{url}: {key} is {list(transforms)!r}; expected the scale first (OME-NGFF 0.4 and 0.5); composed in the "
+             "order listed, each scale multiplying the translation before it")
 
 
 # ---------------------------------------------------------------- reading

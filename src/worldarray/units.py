@@ -1,10 +1,11 @@
 """A unit is converted through one table of metres and seconds, and only when a caller asks.
 
 Every spelling the package knows is a key of ``TABLE["length"]`` (metres per unit) or
-``TABLE["time"]`` (seconds per unit). Any other string is accepted as a label and kept; it
-becomes an error only when a conversion is asked of it. This module also owns the one reading of
-a ``units=`` argument (``Request``), the one conversion of a placement (``convert``), and the one
-assumption about a spatial axis with no unit: it is in nanometres, and one MetadataWarning says so.
+``TABLE["time"]`` (seconds per unit), matched exactly: case is part of a unit's name ("Mm" is no
+millimetre). Any other string is accepted as a label and kept; it becomes an error only when a
+conversion is asked of it. This module also owns the one reading of a ``units=`` argument
+(``Request``), the one conversion of a placement (``convert``), and the one assumption about a
+spatial axis with no unit: it is in nanometres, and one MetadataWarning says so.
 """
 
 from __future__ import annotations
@@ -67,29 +68,20 @@ _KNOWN = sorted(TABLE["length"]) + sorted(TABLE["time"])
 
 
 def lookup(unit: str) -> tuple[str, float] | None:
-    """Return ``(table, size)`` for a known spelling (exact, else lower-cased), else None."""
-    if not isinstance(unit, str):
-        return None
-    text = unit.strip()
-    for candidate in (text, text.lower()):
-        for table_name, table in TABLE.items():
-            if candidate in table:
-                return table_name, table[candidate]
+    """Return ``(table, size)`` for a spelling the table holds exactly (case and spaces count), else None.
+
+    >>> lookup("mm"), lookup("Mm")
+    (('length', 0.001), None)
+    """
+    for table_name, table in TABLE.items():
+        if isinstance(unit, str) and unit in table:
+            return table_name, table[unit]
     return None
-
-
-def _key(unit: str) -> str:
-    text = unit.strip()
-    return text if lookup(text) and any(text in t for t in TABLE.values()) else text.lower()
 
 
 def _canonical(unit: str) -> tuple[str, str] | None:
     found = lookup(unit)
-    if found is None:
-        return None
-    text = unit.strip()
-    names = _NAMES[found[0]]
-    return names.get(text) or names[text.lower()]
+    return None if found is None else _NAMES[found[0]][unit]
 
 
 def kind(unit: str) -> str:
@@ -119,7 +111,7 @@ def factor(unit: str, target: str) -> float:
             f"cannot convert unit {unit!r} ({kind(unit)}) to {target!r} ({kind(target)}); "
             f"known units: {sorted(TABLE['length'])} and {sorted(TABLE['time'])}"
         )
-    (m1, p1), (m2, p2) = _EXACT[source[0]][_key(unit)], _EXACT[goal[0]][_key(target)]
+    (m1, p1), (m2, p2) = _EXACT[source[0]][unit], _EXACT[goal[0]][target]
     ratio = m1 / m2 if m1 % m2 else m1 // m2
     power = p1 - p2
     return float(ratio * 10**power) if power >= 0 else ratio / 10 ** (-power)
