@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypeVar
 
 from .diagnostics import logger
 
-__all__ = ["Retry", "is_transient", "governing", "current", "poll", "FLOOR", "floor_bytes"]
+__all__ = ["Retry", "is_transient", "governing", "current", "poll", "chain", "FLOOR", "floor_bytes"]
 
 T = TypeVar("T")
 
@@ -104,22 +104,24 @@ class Retry:
         """The seconds slept before attempt ``attempt`` (from 2)."""
         return self.base_delay * 1.3 ** (attempt - 2) + random.uniform(0, 1)
 
-    def run(self, start: Callable[[], _Future], timeout: float, what: str = "read") -> Any:
+    def run(self, start: Callable[[], _Future], timeout: float, what: str = "read", *,
+            again: Callable[[], _Future] | None = None) -> Any:
         """Call ``start()`` for a future and wait ``timeout`` for it, retrying transient errors; a late future is
-        cancelled before the next attempt starts.
+        cancelled before the next attempt starts, and attempts after the first call ``again`` (``start`` when None).
 
-        Attempt 1 runs inline; the loop takes over only after a failure, so a read that succeeds pays nothing.
+        Attempt 1 runs inline; the loop takes over only after a failure, so an operation that succeeds pays nothing.
         """
         future = start()
         try:
             return future.result(timeout=timeout)
         except Exception as error:
-            return self.resume(error, future, start, timeout, what)
+            return self.resume(error, future, again or start, timeout, what)
 
     def resume(self, error: Exception, future: _Future, start: Callable[[], _Future], timeout: float,
                what: str = "read") -> Any:
         """``run`` after its attempt 1, which the caller made itself and which failed with ``error``: the late future
-        is cancelled, and the error raised unless transient, else retried. (The read path makes attempt 1 inline.)"""
+        is cancelled, and the error raised unless transient, else retried with ``start`` for each later attempt.
+        (The read path makes attempt 1 inline.)"""
         if isinstance(error, TimeoutError):
             future.cancel()
         return self._again(lambda wait: _wait(start, wait), timeout, what, error, is_transient, True)
@@ -151,6 +153,32 @@ class Retry:
                 return attempt(timeout * done)
             except Exception as failure:
                 error = failure
+
+
+class _Chained:
+    """The future of ``step(first.result())``: both waited for within one timeout, both cancelled together."""
+
+    def __init__(self, first: _Future, step: Callable[[Any], _Future]) -> None:
+        self.first, self.step = first, step
+        self.second: _Future | None = None
+
+    def result(self, timeout: float | None = None) -> Any:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        value = self.first.result(timeout=timeout)
+        self.second = self.step(value)
+        return self.second.result(timeout=None if deadline is None else max(deadline - time.monotonic(), 0.0))
+
+    def cancel(self) -> Any:
+        self.first.cancel()
+        return self.second.cancel() if self.second is not None else True
+
+
+def chain(first: _Future, step: Callable[[Any], _Future]) -> _Future:
+    """A future of ``step(value)``, where value is what ``first`` gives: an open, say, then a read of what it opened.
+
+    ``result(timeout)`` waits for both within ``timeout``; ``cancel()`` cancels both.
+    """
+    return _Chained(first, step)
 
 
 def _wait(start: Callable[[], _Future], wait: float) -> Any:

@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike, DTypeLike
 
 from . import retry, store
 from .context import shared_context
-from .detect import FORMATS, Gathered, Node, gather, probe, source_of
+from .detect import FORMATS, Gathered, Node, Reach, gather, probe, source_of
 from .diagnostics import MetadataWarning
 from .fields import exact_value, json_fill, stored_fill
 from .geometry import BoxLike, Sizes, ceil_snapped, default_axes, floats, isclose, over_axes, per_axis, spatial_indices
@@ -513,9 +513,10 @@ def codecs_of(path: PathLike) -> tuple[Codecs | None, tuple[int, ...] | None]:
 
 
 def write_index(frame: Frame, view: ts.TensorStore, begin: Sequence[int], end: Sequence[int], data: ArrayLike, *,
-                partial: bool, policy: retry.Retry, what: str, remote: bool) -> None:
-    """Write ``data`` into voxels [begin, end) of ``view`` (the handle's tensorstore on ``frame``): exact shape and
-    dtype, and whole write units unless ``partial``; timed out and retried under ``policy``."""
+                partial: bool, policy: retry.Retry, what: str, remote: bool, reach: Reach) -> None:
+    """Write ``data`` into voxels [begin, end) of ``view`` (the handle's tensorstore on ``frame``, reached by
+    ``reach``): exact shape and dtype, and whole write units unless ``partial``; timed out and retried under
+    ``policy`` (``Reach.write``)."""
     shape, axes = frame.meta.shape, frame.meta.axes
     begin, end = tuple(int(b) for b in begin), tuple(int(e) for e in end)
     if len(begin) != len(shape) or len(end) != len(shape):
@@ -539,7 +540,7 @@ def write_index(frame: Frame, view: ts.TensorStore, begin: Sequence[int], end: S
         _check_aligned(frame, begin, end)
     part = view[tuple(map(slice, begin, end))]
     nbytes = math.prod(wanted) * frame.dtype.itemsize
-    policy.run(lambda: part.write(data), policy.attempt_timeout(nbytes, remote), what)
+    reach.write(part, data, policy, policy.attempt_timeout(nbytes, remote), what)
 
 
 def _check_aligned(frame: Frame, begin: Sequence[int], end: Sequence[int]) -> None:
