@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import logging
 import pathlib
+import time
+import types
 import uuid
 
 import pytest
-from servers import s3_client, serve_bytes
+from servers import HOLD, s3_client, serve_bytes, serve_gateway
 
-from worldarray import store
+import worldarray as wa
+from worldarray import retry, store
 
 
 def unique_bucket() -> str:
@@ -366,6 +369,43 @@ def test_a_server_that_never_answers_raises_timeout_error_naming_the_url_and_att
     directory = f"{silent_server}/vol"
     with pytest.raises(TimeoutError, match=rf"{directory}/info: no answer after 2 attempts"):
         store.read_documents([(directory, "info")], timeout=0.05, attempts=2)
+
+
+# -- a document's two budgets: error answers (about five seconds), and no answer (the attempts) -------------
+
+
+def test_a_document_answering_503_forever_is_asked_six_times_in_all(http_server):  # noqa: F811
+    with serve_gateway(http_server.url, lambda asked: 503) as gateway:
+        directory = f"{gateway.url}/vol"
+        with retry.governing(wa.Retry(base_delay=0)), pytest.raises(
+                OSError, match=rf"{directory}/info: failed after 6 attempts: .*503"):
+            store.read_documents([(directory, "info")])
+        assert gateway.count("GET", "/vol/info") == 6
+
+
+def test_the_pauses_after_error_answers_to_a_document_add_up_to_five_seconds(http_server, monkeypatch):  # noqa: F811
+    slept: list[float] = []
+    monkeypatch.setattr(retry, "time", types.SimpleNamespace(sleep=slept.append, monotonic=time.monotonic))
+    with serve_gateway(http_server.url, lambda asked: 503) as gateway, pytest.raises(OSError, match="503"):
+        store.read_documents([(f"{gateway.url}/vol", "info")])
+    assert slept == [0.2, 0.4, 0.8, 1.6, 2.0]
+
+
+def test_a_document_answered_after_two_error_answers_is_read_on_the_third_request(http_server):  # noqa: F811
+    (http_server.root / "vol").mkdir()
+    (http_server.root / "vol" / "info").write_bytes(b"{}")
+    with serve_gateway(http_server.url, lambda asked: 503 if asked.count <= 2 else None) as gateway:
+        directory = f"{gateway.url}/vol"
+        with retry.governing(wa.Retry(base_delay=0)):
+            assert store.read_documents([(directory, "info")]) == {(directory, "info"): b"{}"}
+        assert gateway.count("GET", "/vol/info") == 3
+
+
+def test_a_document_server_that_never_answers_is_asked_once_per_attempt(http_server):  # noqa: F811
+    with serve_gateway(http_server.url, lambda asked: HOLD) as gateway:
+        with pytest.raises(TimeoutError, match="no answer after 3 attempts"):
+            store.read_documents([(f"{gateway.url}/vol", "info")], timeout=0.1, attempts=3)
+        assert gateway.count("GET", "/vol/info") == 3
 
 
 def test_the_opened_kvstore_cache_is_keyed_on_tensorstore_gcs_http_url(monkeypatch):

@@ -44,8 +44,9 @@ _GCS_PUBLIC_URL = "https://storage.googleapis.com"
 _DMI_PRODUCT_NAME = "/sys/class/dmi/id/product_name"
 # A reserved top-level domain: the name fails to resolve at once, so tensorstore's GCE probe gives up at once.
 _UNREACHABLE_METADATA_ROOT = "metadata.invalid"
-# Metadata reads retry for about five seconds in total: 0.2 + 0.4 + 0.8 + 1.6 + 2 s.
-_METADATA_RETRIES = {"max_retries": 5, "initial_delay": "0.2s", "max_delay": "2s"}
+# tensorstore asks for a document once: its retries are read_documents' alone (retry.ERROR_PAUSES after an error
+# answer, the governing policy's attempts after no answer), so the two budgets are spent in one place.
+_METADATA_RETRIES = {"max_retries": 0}
 _RETRY_RESOURCES = {"s3": "s3_request_retries", "gcs": "gcs_request_retries", "http": "http_request_retries"}
 _lock = threading.Lock()
 _remembered: dict[tuple[str, str], str] = {}
@@ -276,22 +277,29 @@ def _start_reads(way: Way, requests: Sequence[_Request], context, wait: float) -
     return {request: kvstore.read("/".join([*split(request[0])[1], request[1]])) for request in requests}
 
 
+class _ErrorAnswer(OSError):
+    """Documents answered with an error worth asking again (``retry.is_transient``: a 5xx, a 429, a dropped
+    connection), naming their URLs."""
+
+
 def _gather(request: _Request, future, deadline: float) -> bytes | None | BaseException:
-    """The document, None when missing, or the refusal; TimeoutError when late; any other error raised."""
+    """The document, None when missing, or the error when it is a refusal or an error answer worth asking again;
+    TimeoutError when late; any other error raised naming the URL."""
     try:
         result = future.result(timeout=max(deadline - time.monotonic(), 0.0))
     except TimeoutError:
         future.cancel()
         raise
     except Exception as error:
-        if is_refusal(error):
+        if is_refusal(error) or retry.is_transient(error):
             return error
         raise OSError(f"{url(*request)}: {error}") from error
     return bytes(result.value) if result.state == "value" else None
 
 
 class _Round:
-    """Every request of every store, read under each store's current way; what is late is asked again."""
+    """Every request of every store, read under each store's current way; what is late or answered with an error
+    worth asking again is asked again by the next round."""
 
     def __init__(self, batch: dict[str, tuple[Way, list[_Request]]], context) -> None:
         self.batch, self.context = batch, context
@@ -299,12 +307,37 @@ class _Round:
         self.pending = {root: list(requests) for root, (_, requests) in batch.items()}
 
     def __call__(self, wait: float) -> dict[str, dict[_Request, Any]]:
-        futures, late = {}, {}
+        late: dict[str, list[_Request]] = {}
+        futures = self._start(wait, late)
+        deadline = time.monotonic() + wait
+        failed: dict[_Request, BaseException] = {}
+        for (root, request), future in futures.items():
+            try:
+                outcome = _gather(request, future, deadline)
+            except TimeoutError:
+                late.setdefault(root, []).append(request)
+                continue
+            if isinstance(outcome, BaseException) and not is_refusal(outcome):
+                late.setdefault(root, []).append(request)
+                failed[request] = outcome
+                continue
+            self.outcomes[root][request] = outcome
+        self.pending = late
+        names = ", ".join(url(*request) for requests in late.values() for request in requests)
+        if failed and len(failed) == sum(map(len, late.values())):  # all answered, some with errors
+            raise _ErrorAnswer(f"{names}: {next(iter(failed.values()))}")
+        if late:
+            raise TimeoutError(f"{names}: no answer within {wait:g} s")
+        return self.outcomes
+
+    def _start(self, wait: float, late: dict[str, list[_Request]]) -> dict[tuple[str, _Request], Any]:
+        """Issue the pending reads of every store; a store that does not open in time is late whole."""
+        futures = {}
         for root, requests in self.pending.items():
             try:
                 started = _start_reads(self.batch[root][0], requests, self.context, wait)
             except TimeoutError:
-                late[root] = requests
+                late[root] = list(requests)
                 continue
             except Exception as error:
                 if not is_refusal(error):
@@ -312,17 +345,12 @@ class _Round:
                 self.outcomes[root].update(dict.fromkeys(requests, error))
                 continue
             futures.update({(root, request): future for request, future in started.items()})
-        deadline = time.monotonic() + wait
-        for (root, request), future in futures.items():
-            try:
-                self.outcomes[root][request] = _gather(request, future, deadline)
-            except TimeoutError:
-                late.setdefault(root, []).append(request)
-        self.pending = late
-        if late:
-            names = ", ".join(url(*request) for requests in late.values() for request in requests)
-            raise TimeoutError(f"{names}: no answer within {wait:g} s")
-        return self.outcomes
+        return futures
+
+
+def _asked_again(error: BaseException) -> bool:
+    """Whether read_documents asks again after ``error``: no answer, or an error answer worth asking again."""
+    return isinstance(error, (TimeoutError, _ErrorAnswer))
 
 
 def read_documents(requests: Sequence[tuple[str, str]], *, context: ts.Context | None = None,
@@ -331,9 +359,12 @@ def read_documents(requests: Sequence[tuple[str, str]], *, context: ts.Context |
 
     Requests of different stores are issued together. Within a way, a refused key counts as missing when
     another key of its store was answered; only when every key of a store is refused is its next way tried
-    (``with_fallback``'s rule, the way that worked remembered). Transient errors are retried by tensorstore
-    for about five seconds; answers still missing are asked again under the governing ``retry`` policy
-    (attempt k waits ``attempt_timeout(0) * k``).
+    (``with_fallback``'s rule, the way that worked remembered). Each round of requests is an attempt of the
+    governing ``retry`` policy, and the package alone retries (tensorstore asks once), on two budgets: keys with
+    no answer are asked again at once, attempt k waiting ``attempt_timeout(0) * k``, up to ``max_attempts``
+    (by default 5 s times k over ten attempts, 275 s); keys answered with an error worth asking again
+    (``retry.is_transient``) are asked again after ``retry.ERROR_PAUSES`` times ``base_delay`` (by default
+    0.2, 0.4, 0.8, 1.6 and 2 s: six requests over five seconds), then the error is raised.
 
     Parameters
     ----------
@@ -357,7 +388,8 @@ def read_documents(requests: Sequence[tuple[str, str]], *, context: ts.Context |
     PermissionError
         When every way of a store is refused.
     OSError
-        Any other error (a redirect, a server error after retries), naming the URL of the key.
+        Any other error (a redirect; a server error once the pauses are spent, with the number of attempts),
+        naming the URL of the key.
 
     Examples
     --------
@@ -379,8 +411,8 @@ def read_documents(requests: Sequence[tuple[str, str]], *, context: ts.Context |
     while fallbacks:
         batch = {root: (fallback.way, groups[root]) for root, fallback in fallbacks.items()}
         what = ", ".join(url(*found[0]) for found in groups.values())
-        answered = policy.call(_Round(batch, context), policy.attempt_timeout(), what,
-                               retry_on=lambda error: isinstance(error, TimeoutError), pause=False)
+        answered = policy.call(_Round(batch, context), policy.attempt_timeout(), what, retry_on=_asked_again,
+                               errors=retry.ERROR_PAUSES)
         for root, outcome in answered.items():
             refusals = [value for value in outcome.values() if isinstance(value, BaseException)]
             if len(refusals) == len(outcome):
