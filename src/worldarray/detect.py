@@ -319,8 +319,11 @@ def _document_less_group(path: str) -> Node | None:
     return None if child is None else Node(child.format, "group", path, {})
 
 
-def detect(path, missing_ok: bool = False) -> Node | None:
+def detect(path, missing_ok: bool = False, *, retries: retry.Retry | None = None) -> Node | None:
     """Return what ``path`` is (format, kind, documents), or None when nothing is there and ``missing_ok``.
+
+    The documents are read under ``retries`` (``wa.Retry()`` when None): attempt k waits its timeout (5 s by
+    default) times k for an answer, and a server that never answers raises TimeoutError after ``max_attempts``.
 
     Raises
     ------
@@ -328,13 +331,16 @@ def detect(path, missing_ok: bool = False) -> Node | None:
         When no probe key answers at the path, its parent names no precomputed scale, and no s0 is below.
     ValueError
         When a document is not a JSON object; the message names its URL.
+    TimeoutError
+        When documents are still unanswered after every attempt, naming their URLs and the attempts.
 
     Examples
     --------
     >>> detect("memory://nothing/here", missing_ok=True) is None
     True
     """
-    found = probe(path) if missing_ok else gather(path)
+    with retry.governing(retries):
+        found = probe(path) if missing_ok else gather(path)
     return None if found is None else found.node
 
 
