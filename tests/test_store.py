@@ -294,6 +294,72 @@ def test_only_when_every_probe_key_is_refused_is_the_next_way_tried(monkeypatch)
     assert store.ways(f"s3://{bucket}")[0].name == "credentials"
 
 
+AWS_CREDENTIAL_VARIABLES = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE",
+                            "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+                            "AWS_SHARED_CREDENTIALS_FILE")
+
+
+@pytest.fixture
+def no_aws_credentials(tmp_path, monkeypatch):
+    """An environment where the AWS default credential chain finds nothing: no variable, no credentials file."""
+    for name in AWS_CREDENTIAL_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+
+
+@pytest.mark.parametrize("configured", [
+    {"AWS_ACCESS_KEY_ID": "id"}, {"AWS_PROFILE": "lab"}, {"AWS_WEB_IDENTITY_TOKEN_FILE": "/token"},
+    {"AWS_CONTAINER_CREDENTIALS_RELATIVE_URI": "/v2/credentials"}, {"credentials file": "~/.aws/credentials"},
+    {"AWS_SHARED_CREDENTIALS_FILE": "elsewhere"},
+])
+def test_the_anonymous_s3_way_confirms_missing_keys_when_credentials_are_configured(
+        no_aws_credentials, tmp_path, monkeypatch, configured):
+    path = f"s3://{unique_bucket()}/a"
+    assert [way.confirm_missing for way in store.ways(path)] == [False, False]
+    for name, value in configured.items():
+        if name == "credentials file":
+            (tmp_path / "home" / ".aws").mkdir(parents=True)
+            (tmp_path / "home" / ".aws" / "credentials").write_text("[default]\n")
+        elif name == "AWS_SHARED_CREDENTIALS_FILE":
+            (tmp_path / value).write_text("[default]\n")
+            monkeypatch.setenv(name, str(tmp_path / value))
+        else:
+            monkeypatch.setenv(name, value)
+    confirming = [(way.name, way.confirm_missing) for way in store.ways(path)]
+    assert confirming == [("anonymous", True), ("credentials", False)]
+
+
+def test_keys_all_missing_under_the_anonymous_way_are_looked_for_with_credentials_when_configured(monkeypatch):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "id")
+    fake = FakeStores({("credentials", "a/zarr.json"): b"{}"})
+    monkeypatch.setattr(store, "open_kvstore", fake)
+    path = f"s3://{unique_bucket()}/a"
+    found = store.read_documents([(path, "zarr.json"), (path, ".zarray")])
+    assert found == {(path, "zarr.json"): b"{}", (path, ".zarray"): None}
+    assert store.ways(path)[0].name == "credentials"
+
+
+def test_without_credentials_keys_missing_under_the_anonymous_way_are_missing(no_aws_credentials, monkeypatch):
+    fake = FakeStores({("credentials", "a/zarr.json"): b"{}"})
+    monkeypatch.setattr(store, "open_kvstore", fake)
+    path = f"s3://{unique_bucket()}/a"
+    assert store.read_documents([(path, "zarr.json")]) == {(path, "zarr.json"): None}
+    assert {event[1] for event in fake.events if event[0] == "read"} == {"anonymous"}
+
+
+@pytest.mark.parametrize("under_credentials", [None, REFUSED], ids=["missing", "refused"])
+def test_keys_credentials_do_not_find_either_are_missing_and_no_way_is_remembered(monkeypatch, under_credentials):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "id")
+    fake = FakeStores({("anonymous", "a/.zarray"): REFUSED, ("credentials", "a/zarr.json"): under_credentials,
+                       ("credentials", "a/.zarray"): under_credentials})
+    monkeypatch.setattr(store, "open_kvstore", fake)
+    path = f"s3://{unique_bucket()}/a"
+    assert store.read_documents([(path, "zarr.json"), (path, ".zarray")]) == {(path, "zarr.json"): None,
+                                                                             (path, ".zarray"): None}
+    assert {event[1] for event in fake.events if event[0] == "read"} == {"anonymous", "credentials"}
+    assert [way.name for way in store.ways(path)] == ["anonymous", "credentials"]
+
+
 def test_reads_of_different_stores_are_all_issued_before_any_is_gathered(monkeypatch):
     fake = FakeStores({})
     monkeypatch.setattr(store, "open_kvstore", fake)

@@ -5,8 +5,10 @@ next), opened kvstores, and the JSON documents of a directory: read in one round
 (``read_documents``), written whole (``write_documents``) and listed (``list_keys``). A local path, ``file://``,
 ``memory://`` and ``http(s)://`` have one way; ``s3://`` is tried anonymously, then with the default credential
 chain; ``gs://`` with default credentials, then through the bucket's public https URL. The next way is tried
-only when the store refuses (an error starting PERMISSION_DENIED or UNAUTHENTICATED); the way that worked is
-remembered per (driver, bucket) for the process. Every request but a listing is timed out and retried under the
+when the store refuses (an error starting PERMISSION_DENIED or UNAUTHENTICATED), a read or a write alike, and
+when every document looked for is missing under the anonymous S3 way while credentials are configured (some
+endpoints answer 404 to anonymous requests); the way that worked is remembered per (driver, bucket) for the
+process. Every request but a listing is timed out and retried under the
 policy ``retry.governing`` set for the call. The path helpers of ``paths`` are public here too.
 """
 
@@ -48,6 +50,9 @@ _UNREACHABLE_METADATA_ROOT = "metadata.invalid"
 # answer, the governing policy's attempts after no answer), so the two budgets are spent in one place.
 _METADATA_RETRIES = {"max_retries": 0}
 _RETRY_RESOURCES = {"s3": "s3_request_retries", "gcs": "gcs_request_retries", "http": "http_request_retries"}
+# What the AWS default credential chain reads besides the shared credentials file (instance roles are not seen)
+_AWS_CREDENTIAL_VARIABLES = ("AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE",
+                             "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI")
 _lock = threading.Lock()
 _remembered: dict[tuple[str, str], str] = {}
 # Values keep their context alive, so a context's id is not reused while its entry lives.
@@ -64,12 +69,17 @@ _Request = tuple[str, str]
 class Way:
     """One way of reaching a store: a name and the tensorstore kvstore spec of the path as a directory.
 
+    ``confirm_missing``: keys that all look missing under this way are looked for under the next way before they
+    count as missing (the anonymous S3 way while credentials are configured, since some S3 endpoints answer 404 to
+    an anonymous request for a key of a private bucket).
+
     >>> Way("file", {"driver": "file", "path": "/tmp/a/"}).name
     'file'
     """
 
     name: str
     spec: dict = dataclasses.field(hash=False)
+    confirm_missing: bool = False
 
 
 def _store_key(path: str) -> tuple[str, str]:
@@ -82,6 +92,16 @@ def _first_set(environ: Mapping[str, str], *names: str) -> str | None:
     return next((environ[name] for name in names if environ.get(name)), None)
 
 
+def _aws_credentials_configured(environ: Mapping[str, str]) -> bool:
+    """Whether the AWS default credential chain has something to find, decided with no network call: keys, a
+    profile, a web identity or container credentials named in ``environ``, or a shared credentials file."""
+    if any(environ.get(name) for name in _AWS_CREDENTIAL_VARIABLES):
+        return True
+    credentials = environ.get("AWS_SHARED_CREDENTIALS_FILE") or os.path.join(
+        environ.get("HOME") or os.path.expanduser("~"), ".aws", "credentials")
+    return os.path.isfile(credentials)
+
+
 def _s3_ways(bucket: str, prefix: str) -> list[Way]:
     # tensorstore reads neither variable, so they go into the spec here, as the AWS tools read them.
     base: dict[str, Any] = {"driver": "s3", "bucket": bucket, "path": prefix}
@@ -92,7 +112,8 @@ def _s3_ways(bucket: str, prefix: str) -> list[Way]:
     if region:
         base["aws_region"] = region
     return [
-        Way("anonymous", {**base, "aws_credentials": {"type": "anonymous"}}),
+        Way("anonymous", {**base, "aws_credentials": {"type": "anonymous"}},
+            confirm_missing=_aws_credentials_configured(os.environ)),
         Way("credentials", {**base, "aws_credentials": {"type": "default"}}),
     ]
 
@@ -119,12 +140,13 @@ def ways(path: str | os.PathLike) -> tuple[Way, ...]:
     -------
     tuple of Way
         local: "file"; memory: "memory"; http(s): "http"; s3: "anonymous", "credentials"; gs: "credentials",
-        "public". Each spec's path ends with "/" (a root's is "" or "/"), so keys are relative to the path.
+        "public". Each spec's path ends with "/" (a root's is "" or "/"), so keys are relative to the path. The
+        anonymous s3 way confirms missing keys under credentials when they are configured (``Way``).
 
     Examples
     --------
     >>> ways("memory://a/b")
-    (Way(name='memory', spec={'driver': 'memory', 'path': 'a/b/'}),)
+    (Way(name='memory', spec={'driver': 'memory', 'path': 'a/b/'}, confirm_missing=False),)
     """
     normalized = normalize(path)
     name = scheme(normalized)
@@ -163,6 +185,7 @@ class _Fallback:
         self.ways = ways(self.path)
         self.index = 0
         self.tried: list[str] = []
+        self.unconfirmed = False  # an earlier way found every key missing, and asked this one to confirm it
 
     @property
     def way(self) -> Way:
@@ -182,6 +205,31 @@ class _Fallback:
     def succeeded(self) -> None:
         with _lock:
             _remembered[_store_key(self.path)] = self.way.name
+
+    def settle(self, outcome: Mapping[_Request, Any]) -> dict[_Request, bytes | None] | None:
+        """What one round of reads under the current way says (each key's bytes, a refusal, or None): the
+        documents, a refused key counted missing; or None when the next way is to be asked.
+
+        Every key refused asks the next way (PermissionError when none is left, unless an earlier way found them
+        missing); every key missing under a way that confirms missing keys asks the next way too. A way that
+        found something, or settled the keys itself, is remembered.
+        """
+        found = {request: None if isinstance(value, BaseException) else value for request, value in outcome.items()}
+        if all(isinstance(value, BaseException) for value in outcome.values()):
+            if self.unconfirmed and self.index + 1 == len(self.ways):
+                return found  # the earlier way's "missing" stands
+            self.refused(next(iter(outcome.values())))
+            return None
+        anything = any(value is not None for value in found.values())
+        if not anything and self.way.confirm_missing and self.index + 1 < len(self.ways):
+            self.unconfirmed = True
+            self.index += 1
+            logger.info("%s: nothing found under %s; confirming under %s", self.label,
+                        self.ways[self.index - 1].name, self.way.name)
+            return None
+        if anything or not self.unconfirmed:
+            self.succeeded()
+        return found
 
 
 def with_fallback(path: str | os.PathLike, attempt: Callable[[Way], T]) -> T:
@@ -359,7 +407,9 @@ def read_documents(requests: Sequence[tuple[str, str]], *, context: ts.Context |
 
     Requests of different stores are issued together. Within a way, a refused key counts as missing when
     another key of its store was answered; only when every key of a store is refused is its next way tried
-    (``with_fallback``'s rule, the way that worked remembered). Each round of requests is an attempt of the
+    (``with_fallback``'s rule, the way that worked remembered), and when every key of a store is missing or
+    refused under the anonymous S3 way while credentials are configured, the credentials are asked before the
+    keys count as missing (``Way.confirm_missing``). Each round of requests is an attempt of the
     governing ``retry`` policy, and the package alone retries (tensorstore asks once), on two budgets: keys with
     no answer are asked again at once, attempt k waiting ``attempt_timeout(0) * k``, up to ``max_attempts``
     (by default 5 s times k over ten attempts, 275 s); keys answered with an error worth asking again
@@ -414,12 +464,10 @@ def read_documents(requests: Sequence[tuple[str, str]], *, context: ts.Context |
         answered = policy.call(_Round(batch, context), policy.attempt_timeout(), what, retry_on=_asked_again,
                                errors=retry.ERROR_PAUSES)
         for root, outcome in answered.items():
-            refusals = [value for value in outcome.values() if isinstance(value, BaseException)]
-            if len(refusals) == len(outcome):
-                fallbacks[root].refused(refusals[-1])
-                continue
-            fallbacks.pop(root).succeeded()
-            documents.update({req: None if isinstance(v, BaseException) else v for req, v in outcome.items()})
+            settled = fallbacks[root].settle(outcome)
+            if settled is not None:
+                documents.update(settled)
+                del fallbacks[root]
     return {(directory, key): documents[(normalize(directory), key)] for directory, key in requests}
 
 
