@@ -88,6 +88,39 @@ def test_at_most_max_attempts_are_made(monkeypatch):
     assert [e for e in log if e[0] == "start"] == [("start", 1), ("start", 2), ("start", 3)]
 
 
+def call_fakes(outcomes, policy, monkeypatch, errors):
+    """Retry.call over an attempt with these outcomes (a value, or an error to raise); sleeps recorded, not slept."""
+    log, queue = [], list(outcomes)
+    monkeypatch.setattr(wa.retry, "time", types.SimpleNamespace(sleep=lambda s: log.append(("sleep", s))))
+
+    def attempt(wait):
+        log.append(("wait", wait))
+        outcome = queue.pop(0)
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return outcome
+
+    try:
+        return policy.call(attempt, 2.0, "test document", errors=errors), log
+    except Exception as error:  # noqa: BLE001 - the caller asserts on it
+        return error, log
+
+
+def test_with_error_pauses_no_answer_is_asked_again_at_once_and_an_error_answer_after_the_next_pause(monkeypatch):
+    unavailable = ValueError("UNAVAILABLE: HTTP code 503")
+    outcomes = [TimeoutError(), unavailable, TimeoutError(), unavailable, "read"]
+    got, log = call_fakes(outcomes, wa.Retry(base_delay=1.0), monkeypatch, errors=(0.2, 0.4))
+    assert got == "read"
+    assert log == [("wait", 2.0), ("wait", 4.0), ("sleep", 0.2), ("wait", 6.0), ("wait", 8.0), ("sleep", 0.4),
+                   ("wait", 10.0)]
+
+
+def test_error_answers_are_raised_once_the_pauses_are_spent(monkeypatch):
+    got, log = call_fakes([ValueError("UNAVAILABLE: HTTP code 503")] * 5, wa.Retry(), monkeypatch, errors=(0.2, 0.4))
+    assert isinstance(got, ValueError) and "test document: failed after 3 attempts" in str(got)
+    assert [entry for entry in log if entry[0] == "sleep"] == [("sleep", 0.2), ("sleep", 0.4)]
+
+
 def test_shared_context_is_one_object_per_budget():
     assert wa.shared_context() is wa.shared_context(0)
     assert wa.shared_context(1 << 20) is wa.shared_context(1 << 20) is not wa.shared_context(0)

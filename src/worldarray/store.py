@@ -8,8 +8,8 @@ chain; ``gs://`` with default credentials, then through the bucket's public http
 when the store refuses (an error starting PERMISSION_DENIED or UNAUTHENTICATED), a read or a write alike, and
 when every document looked for is missing under the anonymous S3 way while credentials are configured (some
 endpoints answer 404 to anonymous requests); the way that worked is remembered per (driver, bucket) for the
-process. Every request but a listing is timed out and retried under the
-policy ``retry.governing`` set for the call. The path helpers of ``paths`` are public here too.
+process. Every request but a listing is timed out and retried under the policy ``retry.governing`` set for the
+call. The path helpers of ``paths`` are public here too.
 """
 
 from __future__ import annotations
