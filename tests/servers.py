@@ -1,29 +1,38 @@
 """Local servers for tests: each starts on 127.0.0.1 on a free port and is stopped when its test ends.
 
 Import the fixtures into a test module (``from servers import http_server, s3_server``); the helpers
-(``serve_directory``, ``serve_bytes``, ``s3_client``) start servers a test needs more than one of.
+(``serve_directory``, ``serve_bytes``, ``serve_gateway``, ``s3_client``) start servers a test needs more than one
+of. ``serve_gateway`` stands in front of another of them and decides, request by request, to pass it on, answer an
+error status, or hold it unanswered, counting what it was asked.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import functools
+import http.client
 import http.server
 import pathlib
 import socket
 import threading
-from collections.abc import Iterator
+import urllib.parse
+from collections.abc import Callable, Iterator
 
 import pytest
 
 __all__ = [
+    "HOLD",
+    "Asked",
+    "Gateway",
     "Served",
     "http_server",
     "s3_client",
     "s3_server",
     "serve_bytes",
     "serve_directory",
+    "serve_gateway",
     "silent_server",
 ]
 
@@ -77,6 +86,111 @@ def serve_bytes(body: bytes) -> Iterator[Served]:
 
     with _running(Handler) as base:
         yield Served(base)
+
+
+@dataclasses.dataclass(frozen=True)
+class Asked:
+    """One request a gateway received: its method and path, whether it was signed (an Authorization header), and
+    how many times this method and path have been asked, this time included."""
+
+    method: str
+    path: str
+    signed: bool
+    count: int
+
+
+#: What a gateway's ``decide`` returns to hold a request unanswered until the gateway stops.
+HOLD = "hold"
+_ERROR_CODES = {403: "AccessDenied", 404: "NoSuchKey", 500: "InternalError", 503: "SlowDown"}
+_HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "content-length", "expect", "server",
+                         "date"})
+
+
+@dataclasses.dataclass(frozen=True)
+class Gateway:
+    """A running gateway: its base URL and the requests it was asked, counted per (method, path)."""
+
+    url: str
+    asked: collections.Counter = dataclasses.field(repr=False)
+
+    def count(self, method: str, ending: str = "") -> int:
+        """How many requests of ``method`` it was asked whose path ends with ``ending``."""
+        return sum(n for (m, path), n in self.asked.items() if m == method and path.endswith(ending))
+
+
+def _forward(upstream: urllib.parse.SplitResult, handler: http.server.BaseHTTPRequestHandler, body: bytes) -> None:
+    connection = http.client.HTTPConnection(upstream.hostname, upstream.port, timeout=30)
+    try:
+        headers = {k: v for k, v in handler.headers.items() if k.lower() not in _HOP_BY_HOP}
+        connection.request(handler.command, handler.path, body=body, headers=headers)
+        response = connection.getresponse()
+        answer = response.read()
+        handler.send_response(response.status)
+        for name, value in response.getheaders():
+            if name.lower() not in _HOP_BY_HOP:
+                handler.send_header(name, value)
+        handler.send_header("Content-Length", str(len(answer)))
+        handler.end_headers()
+        if handler.command != "HEAD":
+            handler.wfile.write(answer)
+    finally:
+        connection.close()
+
+
+def _refuse(handler: http.server.BaseHTTPRequestHandler, status: int) -> None:
+    code = _ERROR_CODES.get(status, "Error")
+    body = f'<?xml version="1.0" encoding="UTF-8"?><Error><Code>{code}</Code><Message>{code}</Message></Error>'
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/xml")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    if handler.command != "HEAD":
+        handler.wfile.write(body.encode())
+
+
+@contextlib.contextmanager
+def serve_gateway(upstream: str, decide: Callable[[Asked], int | str | None]) -> Iterator[Gateway]:
+    """Stand in front of the server at ``upstream``: each request is counted, then ``decide`` says what becomes of
+    it: None passes it on, an HTTP status answers that status at once (with an S3-style error body), ``HOLD`` keeps
+    it unanswered until the gateway stops."""
+    target = urllib.parse.urlsplit(upstream)
+    asked: collections.Counter = collections.Counter()
+    lock, release = threading.Lock(), threading.Event()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as stores are spoken to
+
+        def handle_one(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            key = (self.command, urllib.parse.urlsplit(self.path).path)
+            with lock:
+                asked[key] += 1
+                count = asked[key]
+            decision = decide(Asked(self.command, key[1], "Authorization" in self.headers, count))
+            if decision == HOLD:
+                release.wait()
+                self.close_connection = True
+            elif isinstance(decision, int):
+                _refuse(self, decision)
+            else:
+                _forward(target, self, body)
+
+        do_GET = do_HEAD = do_PUT = do_POST = do_DELETE = handle_one  # noqa: N815 - the base class's names
+
+        def log_message(self, format, *args):  # noqa: A002
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield Gateway(f"http://127.0.0.1:{server.server_address[1]}", asked)
+    finally:
+        release.set()
+        server.shutdown()
+        server.server_close()
+        thread.join()
 
 
 @pytest.fixture

@@ -202,3 +202,10 @@ def test_reads_write_nothing_even_when_they_fail(tmp_path):
         with pytest.raises(error, match=match):
             call()
     assert tree_digest(tmp_path) == before
+
+
+@pytest.mark.parametrize("missing_ok", [False, True])
+def test_detect_times_out_under_its_retries(silent_server, missing_ok):
+    policy = wa.Retry(timeout=0.1, max_attempts=2, base_delay=0)
+    with pytest.raises(TimeoutError, match=rf"{silent_server}/v\.zarr/zarr\.json.*no answer after 2 attempts"):
+        wa.detect(f"{silent_server}/v.zarr", missing_ok=missing_ok, retries=policy)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import logging
 import pathlib
+import time
+import types
 import uuid
 
 import pytest
-from servers import s3_client, serve_bytes
+from servers import HOLD, s3_client, serve_bytes, serve_gateway
 
-from worldarray import store
+import worldarray as wa
+from worldarray import retry, store
 
 
 def unique_bucket() -> str:
@@ -291,6 +294,72 @@ def test_only_when_every_probe_key_is_refused_is_the_next_way_tried(monkeypatch)
     assert store.ways(f"s3://{bucket}")[0].name == "credentials"
 
 
+AWS_CREDENTIAL_VARIABLES = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE",
+                            "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+                            "AWS_SHARED_CREDENTIALS_FILE")
+
+
+@pytest.fixture
+def no_aws_credentials(tmp_path, monkeypatch):
+    """An environment where the AWS default credential chain finds nothing: no variable, no credentials file."""
+    for name in AWS_CREDENTIAL_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+
+
+@pytest.mark.parametrize("configured", [
+    {"AWS_ACCESS_KEY_ID": "id"}, {"AWS_PROFILE": "lab"}, {"AWS_WEB_IDENTITY_TOKEN_FILE": "/token"},
+    {"AWS_CONTAINER_CREDENTIALS_RELATIVE_URI": "/v2/credentials"}, {"credentials file": "~/.aws/credentials"},
+    {"AWS_SHARED_CREDENTIALS_FILE": "elsewhere"},
+])
+def test_the_anonymous_s3_way_confirms_missing_keys_when_credentials_are_configured(
+        no_aws_credentials, tmp_path, monkeypatch, configured):
+    path = f"s3://{unique_bucket()}/a"
+    assert [way.confirm_missing for way in store.ways(path)] == [False, False]
+    for name, value in configured.items():
+        if name == "credentials file":
+            (tmp_path / "home" / ".aws").mkdir(parents=True)
+            (tmp_path / "home" / ".aws" / "credentials").write_text("[default]\n")
+        elif name == "AWS_SHARED_CREDENTIALS_FILE":
+            (tmp_path / value).write_text("[default]\n")
+            monkeypatch.setenv(name, str(tmp_path / value))
+        else:
+            monkeypatch.setenv(name, value)
+    confirming = [(way.name, way.confirm_missing) for way in store.ways(path)]
+    assert confirming == [("anonymous", True), ("credentials", False)]
+
+
+def test_keys_all_missing_under_the_anonymous_way_are_looked_for_with_credentials_when_configured(monkeypatch):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "id")
+    fake = FakeStores({("credentials", "a/zarr.json"): b"{}"})
+    monkeypatch.setattr(store, "open_kvstore", fake)
+    path = f"s3://{unique_bucket()}/a"
+    found = store.read_documents([(path, "zarr.json"), (path, ".zarray")])
+    assert found == {(path, "zarr.json"): b"{}", (path, ".zarray"): None}
+    assert store.ways(path)[0].name == "credentials"
+
+
+def test_without_credentials_keys_missing_under_the_anonymous_way_are_missing(no_aws_credentials, monkeypatch):
+    fake = FakeStores({("credentials", "a/zarr.json"): b"{}"})
+    monkeypatch.setattr(store, "open_kvstore", fake)
+    path = f"s3://{unique_bucket()}/a"
+    assert store.read_documents([(path, "zarr.json")]) == {(path, "zarr.json"): None}
+    assert {event[1] for event in fake.events if event[0] == "read"} == {"anonymous"}
+
+
+@pytest.mark.parametrize("under_credentials", [None, REFUSED], ids=["missing", "refused"])
+def test_keys_credentials_do_not_find_either_are_missing_and_no_way_is_remembered(monkeypatch, under_credentials):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "id")
+    fake = FakeStores({("anonymous", "a/.zarray"): REFUSED, ("credentials", "a/zarr.json"): under_credentials,
+                       ("credentials", "a/.zarray"): under_credentials})
+    monkeypatch.setattr(store, "open_kvstore", fake)
+    path = f"s3://{unique_bucket()}/a"
+    assert store.read_documents([(path, "zarr.json"), (path, ".zarray")]) == {(path, "zarr.json"): None,
+                                                                             (path, ".zarray"): None}
+    assert {event[1] for event in fake.events if event[0] == "read"} == {"anonymous", "credentials"}
+    assert [way.name for way in store.ways(path)] == ["anonymous", "credentials"]
+
+
 def test_reads_of_different_stores_are_all_issued_before_any_is_gathered(monkeypatch):
     fake = FakeStores({})
     monkeypatch.setattr(store, "open_kvstore", fake)
@@ -366,6 +435,43 @@ def test_a_server_that_never_answers_raises_timeout_error_naming_the_url_and_att
     directory = f"{silent_server}/vol"
     with pytest.raises(TimeoutError, match=rf"{directory}/info: no answer after 2 attempts"):
         store.read_documents([(directory, "info")], timeout=0.05, attempts=2)
+
+
+# -- a document's two budgets: error answers (about five seconds), and no answer (the attempts) -------------
+
+
+def test_a_document_answering_503_forever_is_asked_six_times_in_all(http_server):  # noqa: F811
+    with serve_gateway(http_server.url, lambda asked: 503) as gateway:
+        directory = f"{gateway.url}/vol"
+        with retry.governing(wa.Retry(base_delay=0)), pytest.raises(
+                OSError, match=rf"{directory}/info: failed after 6 attempts: .*503"):
+            store.read_documents([(directory, "info")])
+        assert gateway.count("GET", "/vol/info") == 6
+
+
+def test_the_pauses_after_error_answers_to_a_document_add_up_to_five_seconds(http_server, monkeypatch):  # noqa: F811
+    slept: list[float] = []
+    monkeypatch.setattr(retry, "time", types.SimpleNamespace(sleep=slept.append, monotonic=time.monotonic))
+    with serve_gateway(http_server.url, lambda asked: 503) as gateway, pytest.raises(OSError, match="503"):
+        store.read_documents([(f"{gateway.url}/vol", "info")])
+    assert slept == [0.2, 0.4, 0.8, 1.6, 2.0]
+
+
+def test_a_document_answered_after_two_error_answers_is_read_on_the_third_request(http_server):  # noqa: F811
+    (http_server.root / "vol").mkdir()
+    (http_server.root / "vol" / "info").write_bytes(b"{}")
+    with serve_gateway(http_server.url, lambda asked: 503 if asked.count <= 2 else None) as gateway:
+        directory = f"{gateway.url}/vol"
+        with retry.governing(wa.Retry(base_delay=0)):
+            assert store.read_documents([(directory, "info")]) == {(directory, "info"): b"{}"}
+        assert gateway.count("GET", "/vol/info") == 3
+
+
+def test_a_document_server_that_never_answers_is_asked_once_per_attempt(http_server):  # noqa: F811
+    with serve_gateway(http_server.url, lambda asked: HOLD) as gateway:
+        with pytest.raises(TimeoutError, match="no answer after 3 attempts"):
+            store.read_documents([(f"{gateway.url}/vol", "info")], timeout=0.1, attempts=3)
+        assert gateway.count("GET", "/vol/info") == 3
 
 
 def test_the_opened_kvstore_cache_is_keyed_on_tensorstore_gcs_http_url(monkeypatch):

@@ -338,8 +338,8 @@ class WorldArray:
         future = view.read()  # Retry.run's attempt 1, inline: the read path is measured against tensorstore's own
         try:
             return future.result(timeout=timeout)
-        except Exception as error:
-            return policy.resume(error, future, view.read, timeout, opened.level_path)
+        except Exception as error:  # later attempts send new requests rather than join the one pending
+            return policy.resume(error, future, lambda: opened.reach.read(view), timeout, opened.level_path)
 
     def _resampled(self, view, kept, begin, end, target: Target, method, padding, mask, retries, transform,
                    post_transform):
@@ -496,7 +496,8 @@ class WorldArray:
         """
         self._check_writable()
         write.write_index(self._opened.frame, self._opened.store, begin, end, data, partial=partial,
-                          policy=retries or self.retries, path=self.level_path, remote=self.remote)
+                          policy=retries or self.retries, path=self.level_path, remote=self.remote,
+                          reach=self._opened.reach)
 
     def write(self, box: BoxLike, data: ArrayLike, partial: bool = False, *,
               retries: Retry | None = None) -> None:

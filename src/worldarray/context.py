@@ -6,7 +6,7 @@ import threading
 
 import tensorstore as ts
 
-__all__ = ["shared_context", "capped_context", "capped_context_spec"]
+__all__ = ["shared_context", "capped_context", "capped_context_spec", "retry_context"]
 
 _SHARED: dict[int, ts.Context] = {}
 _LOCK = threading.Lock()
@@ -18,6 +18,10 @@ _CONCURRENCY = (
     "http_request_concurrency",
 )
 _NETWORK = frozenset({"gcs_request_concurrency", "s3_request_concurrency", "http_request_concurrency"})
+# A retry's own requests: tensorstore asks again after an error answer for about five seconds (0.2 + 0.4 + 0.8 +
+# 1.6 + 2 s), so an attempt the package gives up on stops asking soon after.
+_RETRY_REQUESTS = {"max_retries": 5, "initial_delay": "0.2s", "max_delay": "2s"}
+_REQUEST_RETRIES = ("http_request_retries", "s3_request_retries", "gcs_request_retries")
 
 
 def _budget(cache_bytes) -> int:
@@ -56,3 +60,19 @@ def capped_context_spec(cache_bytes: int = 0, concurrency: int = 1, network: boo
 def capped_context(cache_bytes: int = 0, concurrency: int = 1, network: bool = True) -> ts.Context:
     """Return a new context with every concurrency resource capped; a new one each call."""
     return ts.Context(capped_context_spec(cache_bytes, concurrency, network))
+
+
+def retry_context(parent: ts.Context) -> ts.Context:
+    """Return a child of ``parent`` with a cache of its own, for one retry: its reads send new requests.
+
+    tensorstore joins a read of a chunk that is still being fetched, through the cache of the context it was opened
+    in, so a retry in the same context waits on the request that hung. The child shares every concurrency limit of
+    ``parent`` (requests, file I/O, decoding: a capped context stays capped); only the cache and the request
+    retries are its own, the latter about five seconds long.
+
+    >>> retry_context(shared_context()) is retry_context(shared_context())
+    False
+    """
+    spec: dict = {"cache_pool": {}}
+    spec.update({name: dict(_RETRY_REQUESTS) for name in _REQUEST_RETRIES})
+    return ts.Context(spec, parent=parent)

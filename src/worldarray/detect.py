@@ -21,15 +21,15 @@ from typing import Any
 
 import tensorstore as ts
 
-from . import store
-from .context import shared_context
+from . import retry, store
+from .context import retry_context, shared_context
 from .fields import Document, Source
 from .ome import multiscales_of
 from .retry import is_transient
 
 __all__ = ["Node", "Gathered", "Format", "FORMATS", "PROBE_KEYS", "detect", "gather", "probe", "source_of",
            "scale_key_of", "array_above",
-           "open_array", "clean_zarr2_metadata"]
+           "open_array", "reach_array", "Reach", "clean_zarr2_metadata"]
 
 
 @dataclass(frozen=True)
@@ -365,8 +365,11 @@ def _document_less_group(path: str) -> Node | None:
     return None if child is None else Node(child.format, "group", path, {})
 
 
-def detect(path, missing_ok: bool = False) -> Node | None:
+def detect(path, missing_ok: bool = False, *, retries: retry.Retry | None = None) -> Node | None:
     """Return what ``path`` is (format, kind, documents), or None when nothing is there and ``missing_ok``.
+
+    The documents are read under ``retries`` (``wa.Retry()`` when None): attempt k waits its timeout (5 s by
+    default) times k for an answer, and a server that never answers raises TimeoutError after ``max_attempts``.
 
     Raises
     ------
@@ -374,13 +377,16 @@ def detect(path, missing_ok: bool = False) -> Node | None:
         When no probe key answers at the path, its parent names no precomputed scale, and no s0 is below.
     ValueError
         When a document is not a JSON object; the message names its URL.
+    TimeoutError
+        When documents are still unanswered after every attempt, naming their URLs and the attempts.
 
     Examples
     --------
     >>> detect("memory://nothing/here", missing_ok=True) is None
     True
     """
-    found = probe(path) if missing_ok else gather(path)
+    with retry.governing(retries):
+        found = probe(path) if missing_ok else gather(path)
     return None if found is None else found.node
 
 
@@ -402,6 +408,46 @@ def source_of(found: Gathered) -> Source:
 # ---------------------------------------------------------------- opening
 
 
+@dataclass(frozen=True)
+class Reach:
+    """How an opened array was reached (the way and the context), so a view of it can be opened again: for a retry,
+    in a context of its own cache, or under another way when the store refuses a write under this one."""
+
+    path: str  # the directory whose ways these are
+    way: store.Way
+    context: ts.Context
+    writable: bool
+
+    def view(self, view: ts.TensorStore, way: store.Way | None = None, fresh: bool = False) -> Any:
+        """The future of ``view`` opened again under ``way`` (this one when None), in a ``retry_context`` when
+        ``fresh``. The view's own spec lacks what its kvstore was given inline (the S3 credentials), so the way's
+        spec replaces it; the metadata is in the spec, so a zarr or N5 open sends no request."""
+        spec = {**view.spec().to_json(), "kvstore": (way or self.way).spec}
+        context = retry_context(self.context) if fresh else self.context
+        return ts.open(spec, context=context, read=True, write=self.writable)
+
+    def read(self, view: ts.TensorStore) -> Any:
+        """A read of ``view`` that sends new requests: a retry's, which must not join the one still pending."""
+        return retry.chain(self.view(view, fresh=True), lambda opened: opened.read())
+
+    def write(self, view: ts.TensorStore, data: Any, policy: retry.Retry, timeout: float, what: str) -> None:
+        """Write ``data`` into ``view`` under ``policy``, each attempt after the first through a fresh view; a store
+        that refuses the write under this way is written under the next (``store.with_fallback``)."""
+
+        def under(way: store.Way) -> None:
+            def start() -> Any:
+                if way.name == self.way.name:
+                    return view.write(data)
+                return retry.chain(self.view(view, way), lambda opened: opened.write(data))
+
+            def again() -> Any:
+                return retry.chain(self.view(view, way, fresh=True), lambda opened: opened.write(data))
+
+            policy.run(start, timeout, what, again=again)
+
+        store.with_fallback(self.path, under)
+
+
 def open_array(found: Gathered, context: ts.Context | None = None, *, write: bool = False,
                store_fill: bool = False) -> ts.TensorStore:
     """Open an array node through its store's access ways from the documents already read; the result has C-order
@@ -411,15 +457,24 @@ def open_array(found: Gathered, context: ts.Context | None = None, *, write: boo
     ``store_fill`` stores write units equal to the fill value (by default they are left absent, and a stored unit
     written to all-fill loses its key).
     """
+    return reach_array(found, context, write=write, store_fill=store_fill)[0]
+
+
+def reach_array(found: Gathered, context: ts.Context | None = None, *, write: bool = False,
+                store_fill: bool = False) -> tuple[ts.TensorStore, Reach]:
+    """``open_array``, and how the array was reached."""
     node = found.node
     source_of(found)  # raises for a group
     fmt = FORMATS[node.format]
     spec = {**fmt.spec(node), **({"store_data_equal_to_fill_value": True} if store_fill else {}), "open": True}
     context = context if context is not None else shared_context()
+    tried: list[store.Way] = []
 
     def start(way: store.Way):
+        tried.append(way)
         return ts.open({**spec, "kvstore": way.spec}, context=context, read=True, write=write)
 
     opened = fmt.c_order(store.on_ways(node.path, start, f"open {node.path}"))
     # the origin reset lives here and nowhere else; bounds are made explicit so reads past them fail
-    return opened[ts.d[:].translate_to[0]][ts.d[:].mark_bounds_implicit[False]]
+    view = opened[ts.d[:].translate_to[0]][ts.d[:].mark_bounds_implicit[False]]
+    return view, Reach(node.path, tried[-1], context, write)

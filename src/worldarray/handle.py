@@ -16,7 +16,7 @@ import numpy as np
 import tensorstore as ts
 
 from . import resample, retry, store, write
-from .detect import Node, open_array, source_of
+from .detect import Node, Reach, open_array, reach_array, source_of
 from .fields import Placement, exact_value
 from .geometry import Sizes, floats
 from .grid import Frame, base_rescale, frame_of, rescaled, spatial_placement
@@ -108,6 +108,7 @@ class Opened:
     floor_bytes: float  # reads up to this size wait ``retry.FLOOR`` on attempt 1
     source_voxel_size: tuple[float, ...]  # the stored level's, in the units asked for, whatever the level policy
     source_translation: tuple[float, ...]
+    reach: Reach  # how the store was reached: a retry opens a view again from it
     shape: tuple[int, ...] = dataclasses.field(init=False)  # the frame's, kept at hand for the read path
     itemsize: int = dataclasses.field(init=False)
 
@@ -149,13 +150,13 @@ def open_level(path: str, options: Options, context: ts.Context | None) -> Opene
     policy = mismatch_policy(options.on_mismatch, options.level_mode)
     frame = frame_of(source, options.voxel_size, policy, options.anchor, options.select, refuse)
     writing = options.mode == "r+"  # the read path calls nothing of ``write``
-    view = open_array(choice.found, context, write=writing,
-                      store_fill=writing and (options.store_fill or write.stores_fill(meta)))
+    view, reach = reach_array(choice.found, context, write=writing,
+                              store_fill=writing and (options.store_fill or write.stores_fill(meta)))
     return Opened(path, level_path, choice.name, choice.names, choice.listed, node, meta, frame,
                    pinned(view, frame.pins), store.is_remote(level_path),
                    retry.floor_bytes(store.is_remote(level_path)),
                    tuple(source.voxel_size[i] for i in source.spatial),
-                   tuple(source.translation[i] for i in source.spatial))
+                   tuple(source.translation[i] for i in source.spatial), reach)
 
 
 def pinned(view: ts.TensorStore, pins: Sequence[tuple[int, int]]) -> ts.TensorStore:

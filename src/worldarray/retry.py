@@ -13,13 +13,14 @@ import contextvars
 import random
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from .diagnostics import logger
 
-__all__ = ["Retry", "is_transient", "governing", "current", "poll", "settle", "FLOOR", "floor_bytes"]
+__all__ = ["Retry", "is_transient", "governing", "current", "poll", "settle", "chain", "FLOOR", "ERROR_PAUSES",
+           "floor_bytes"]
 
 T = TypeVar("T")
 
@@ -33,6 +34,9 @@ _MIB = float(1 << 20)
 FLOOR = 5.0
 _REMOTE_RATE, _REMOTE_LIMITS = 16, (FLOOR, 120.0)
 _LOCAL_RATE, _LOCAL_LIMITS = 256, (FLOOR, 30.0)
+#: A metadata document's error answers are asked again after these pauses, in seconds times ``base_delay``: five
+#: more requests over five seconds, by default (Conventions, "Stores").
+ERROR_PAUSES = (0.2, 0.4, 0.8, 1.6, 2.0)
 # Behaviour 11: an array that appeared under a creation is re-read 5 times, 0.5 s times the attempt apart
 RACE_ATTEMPTS, RACE_DELAY = 5, 0.5
 # A17: a conditional document write that lost to another writer is re-read and merged at most this often, after a
@@ -78,7 +82,9 @@ class Retry:
     With ``timeout=None`` the per-attempt timeout follows the size of the data: clamp(MiB / 16, 5, 120)
     seconds for a remote store and clamp(MiB / 256, 5, 30) for a local one; an operation of no bytes (a
     metadata document, an open) waits 5 s. Between attempts the sleep is ``base_delay * 1.3 ** (k - 1)`` plus
-    a uniform 0 to 1 seconds. Only transient errors (``is_transient``) are retried.
+    a uniform 0 to 1 seconds. Only transient errors (``is_transient``) are retried. Metadata documents keep two
+    budgets apart: one not answered is asked again at once (up to ``max_attempts``), one answered with an error
+    after ``ERROR_PAUSES`` times ``base_delay`` (five more requests over five seconds by default).
 
     >>> Retry(timeout=2.0).attempt_timeout(0, remote=True), Retry().attempt_timeout(0, remote=False)
     (2.0, 5.0)
@@ -108,53 +114,99 @@ class Retry:
         """The seconds slept before attempt ``attempt`` (from 2)."""
         return self.base_delay * 1.3 ** (attempt - 2) + random.uniform(0, 1)
 
-    def run(self, start: Callable[[], _Future], timeout: float, what: str = "read") -> Any:
+    def run(self, start: Callable[[], _Future], timeout: float, what: str = "read", *,
+            again: Callable[[], _Future] | None = None) -> Any:
         """Call ``start()`` for a future and wait ``timeout`` for it, retrying transient errors; a late future is
-        cancelled before the next attempt starts.
+        cancelled before the next attempt starts, and attempts after the first call ``again`` (``start`` when None).
 
-        Attempt 1 runs inline; the loop takes over only after a failure, so a read that succeeds pays nothing.
+        Attempt 1 runs inline; the loop takes over only after a failure, so an operation that succeeds pays nothing.
         """
         future = start()
         try:
             return future.result(timeout=timeout)
         except Exception as error:
-            return self.resume(error, future, start, timeout, what)
+            return self.resume(error, future, again or start, timeout, what)
 
     def resume(self, error: Exception, future: _Future, start: Callable[[], _Future], timeout: float,
                what: str = "read") -> Any:
         """``run`` after its attempt 1, which the caller made itself and which failed with ``error``: the late future
-        is cancelled, and the error raised unless transient, else retried. (The read path makes attempt 1 inline.)"""
+        is cancelled, and the error raised unless transient, else retried with ``start`` for each later attempt.
+        (The read path makes attempt 1 inline.)"""
         if isinstance(error, TimeoutError):
             future.cancel()
-        return self._again(lambda wait: _wait(start, wait), timeout, what, error, is_transient, True)
+        return self._again(lambda wait: _wait(start, wait), timeout, what, error, is_transient)
 
     def call(self, attempt: Callable[[float], T], timeout: float, what: str, *,
-             retry_on: Callable[[BaseException], bool] = is_transient, pause: bool = True) -> T:
+             retry_on: Callable[[BaseException], bool] = is_transient,
+             errors: Sequence[float] | None = None) -> T:
         """Return ``attempt(timeout * k)`` for the first attempt k that does not fail with an error ``retry_on``
-        accepts; ``pause=False`` starts the next attempt at once."""
+        accepts, at most ``max_attempts``.
+
+        With ``errors`` (pauses in seconds, as ``ERROR_PAUSES``) the two budgets are kept apart: a TimeoutError
+        (no answer) starts the next attempt at once, and any other error ``retry_on`` accepts (an error answer) is
+        retried after the next pause times ``base_delay``, only while pauses are left. Without, every retry sleeps
+        ``sleep_before``.
+        """
         try:
             return attempt(timeout)
         except Exception as error:
-            return self._again(attempt, timeout, what, error, retry_on, pause)
+            return self._again(attempt, timeout, what, error, retry_on, errors)
 
     def _again(self, attempt: Callable[[float], T], timeout: float, what: str, error: Exception,
-               retry_on: Callable[[BaseException], bool], pause: bool) -> T:
-        """Go on after attempt 1 failed with ``error``: raise it unless retried, else try again up to the limit."""
-        done = 1
+               retry_on: Callable[[BaseException], bool], errors: Sequence[float] | None = None) -> T:
+        """Go on after attempt 1 failed with ``error``: raise it unless retried, else try again up to the limits."""
+        done, answers = 1, 0  # attempts made; of them, error answers paused after (with ``errors``)
         while True:
             if not retry_on(error):
                 raise error
-            if done >= self.max_attempts:
+            pause = self._pause(error, done + 1, errors, answers)
+            if done >= self.max_attempts or pause is None:
                 raise _exhausted(error, what, done) from error
             logger.warning("%s: attempt %d of %d failed (%s); retrying", what, done, self.max_attempts,
                            str(error) or type(error).__name__)
             done += 1
+            answers += errors is not None and not isinstance(error, TimeoutError)
             if pause:
-                time.sleep(self.sleep_before(done))
+                time.sleep(pause)
             try:
                 return attempt(timeout * done)
             except Exception as failure:
                 error = failure
+
+    def _pause(self, error: Exception, attempt: int, errors: Sequence[float] | None, answers: int) -> float | None:
+        """The seconds slept before ``attempt`` after ``error``: ``sleep_before`` without ``errors``; with them, none
+        after no answer and the next pause after an error answer, None when no pause is left."""
+        if errors is None:
+            return self.sleep_before(attempt)
+        if isinstance(error, TimeoutError):
+            return 0.0
+        return self.base_delay * errors[answers] if answers < len(errors) else None
+
+
+class _Chained:
+    """The future of ``step(first.result())``: both waited for within one timeout, both cancelled together."""
+
+    def __init__(self, first: _Future, step: Callable[[Any], _Future]) -> None:
+        self.first, self.step = first, step
+        self.second: _Future | None = None
+
+    def result(self, timeout: float | None = None) -> Any:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        value = self.first.result(timeout=timeout)
+        self.second = self.step(value)
+        return self.second.result(timeout=None if deadline is None else max(deadline - time.monotonic(), 0.0))
+
+    def cancel(self) -> Any:
+        self.first.cancel()
+        return self.second.cancel() if self.second is not None else True
+
+
+def chain(first: _Future, step: Callable[[Any], _Future]) -> _Future:
+    """A future of ``step(value)``, where value is what ``first`` gives: an open, say, then a read of what it opened.
+
+    ``result(timeout)`` waits for both within ``timeout``; ``cancel()`` cancels both.
+    """
+    return _Chained(first, step)
 
 
 def _wait(start: Callable[[], _Future], wait: float) -> Any:

@@ -5,9 +5,11 @@ next), opened kvstores, and the JSON documents of a directory: read in one round
 (``read_documents``), written whole (``write_documents``) and listed (``list_keys``). A local path, ``file://``,
 ``memory://`` and ``http(s)://`` have one way; ``s3://`` is tried anonymously, then with the default credential
 chain; ``gs://`` with default credentials, then through the bucket's public https URL. The next way is tried
-only when the store refuses (an error starting PERMISSION_DENIED or UNAUTHENTICATED); the way that worked is
-remembered per (driver, bucket) for the process. Every request but a listing is timed out and retried under the
-policy ``retry.governing`` set for the call. The path helpers of ``paths`` are public here too.
+when the store refuses (an error starting PERMISSION_DENIED or UNAUTHENTICATED), a read or a write alike, and
+when every document looked for is missing under the anonymous S3 way while credentials are configured (some
+endpoints answer 404 to anonymous requests); the way that worked is remembered per (driver, bucket) for the
+process. Every request but a listing is timed out and retried under the policy ``retry.governing`` set for the
+call. The path helpers of ``paths`` are public here too.
 """
 
 from __future__ import annotations
@@ -44,9 +46,13 @@ _GCS_PUBLIC_URL = "https://storage.googleapis.com"
 _DMI_PRODUCT_NAME = "/sys/class/dmi/id/product_name"
 # A reserved top-level domain: the name fails to resolve at once, so tensorstore's GCE probe gives up at once.
 _UNREACHABLE_METADATA_ROOT = "metadata.invalid"
-# Metadata reads retry for about five seconds in total: 0.2 + 0.4 + 0.8 + 1.6 + 2 s.
-_METADATA_RETRIES = {"max_retries": 5, "initial_delay": "0.2s", "max_delay": "2s"}
+# tensorstore asks for a document once: its retries are read_documents' alone (retry.ERROR_PAUSES after an error
+# answer, the governing policy's attempts after no answer), so the two budgets are spent in one place.
+_METADATA_RETRIES = {"max_retries": 0}
 _RETRY_RESOURCES = {"s3": "s3_request_retries", "gcs": "gcs_request_retries", "http": "http_request_retries"}
+# What the AWS default credential chain reads besides the shared credentials file (instance roles are not seen)
+_AWS_CREDENTIAL_VARIABLES = ("AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE",
+                             "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI")
 _lock = threading.Lock()
 _remembered: dict[tuple[str, str], str] = {}
 # Values keep their context alive, so a context's id is not reused while its entry lives.
@@ -63,12 +69,17 @@ _Request = tuple[str, str]
 class Way:
     """One way of reaching a store: a name and the tensorstore kvstore spec of the path as a directory.
 
+    ``confirm_missing``: keys that all look missing under this way are looked for under the next way before they
+    count as missing (the anonymous S3 way while credentials are configured, since some S3 endpoints answer 404 to
+    an anonymous request for a key of a private bucket).
+
     >>> Way("file", {"driver": "file", "path": "/tmp/a/"}).name
     'file'
     """
 
     name: str
     spec: dict = dataclasses.field(hash=False)
+    confirm_missing: bool = False
 
 
 def _store_key(path: str) -> tuple[str, str]:
@@ -81,6 +92,16 @@ def _first_set(environ: Mapping[str, str], *names: str) -> str | None:
     return next((environ[name] for name in names if environ.get(name)), None)
 
 
+def _aws_credentials_configured(environ: Mapping[str, str]) -> bool:
+    """Whether the AWS default credential chain has something to find, decided with no network call: keys, a
+    profile, a web identity or container credentials named in ``environ``, or a shared credentials file."""
+    if any(environ.get(name) for name in _AWS_CREDENTIAL_VARIABLES):
+        return True
+    credentials = environ.get("AWS_SHARED_CREDENTIALS_FILE") or os.path.join(
+        environ.get("HOME") or os.path.expanduser("~"), ".aws", "credentials")
+    return os.path.isfile(credentials)
+
+
 def _s3_ways(bucket: str, prefix: str) -> list[Way]:
     # tensorstore reads neither variable, so they go into the spec here, as the AWS tools read them.
     base: dict[str, Any] = {"driver": "s3", "bucket": bucket, "path": prefix}
@@ -91,7 +112,8 @@ def _s3_ways(bucket: str, prefix: str) -> list[Way]:
     if region:
         base["aws_region"] = region
     return [
-        Way("anonymous", {**base, "aws_credentials": {"type": "anonymous"}}),
+        Way("anonymous", {**base, "aws_credentials": {"type": "anonymous"}},
+            confirm_missing=_aws_credentials_configured(os.environ)),
         Way("credentials", {**base, "aws_credentials": {"type": "default"}}),
     ]
 
@@ -118,12 +140,13 @@ def ways(path: str | os.PathLike) -> tuple[Way, ...]:
     -------
     tuple of Way
         local: "file"; memory: "memory"; http(s): "http"; s3: "anonymous", "credentials"; gs: "credentials",
-        "public". Each spec's path ends with "/" (a root's is "" or "/"), so keys are relative to the path.
+        "public". Each spec's path ends with "/" (a root's is "" or "/"), so keys are relative to the path. The
+        anonymous s3 way confirms missing keys under credentials when they are configured (``Way``).
 
     Examples
     --------
     >>> ways("memory://a/b")
-    (Way(name='memory', spec={'driver': 'memory', 'path': 'a/b/'}),)
+    (Way(name='memory', spec={'driver': 'memory', 'path': 'a/b/'}, confirm_missing=False),)
     """
     normalized = normalize(path)
     name = scheme(normalized)
@@ -162,6 +185,7 @@ class _Fallback:
         self.ways = ways(self.path)
         self.index = 0
         self.tried: list[str] = []
+        self.unconfirmed = False  # an earlier way found every key missing, and asked this one to confirm it
 
     @property
     def way(self) -> Way:
@@ -181,6 +205,31 @@ class _Fallback:
     def succeeded(self) -> None:
         with _lock:
             _remembered[_store_key(self.path)] = self.way.name
+
+    def settle(self, outcome: Mapping[_Request, Any]) -> dict[_Request, bytes | None] | None:
+        """What one round of reads under the current way says (each key's bytes, a refusal, or None): the
+        documents, a refused key counted missing; or None when the next way is to be asked.
+
+        Every key refused asks the next way (PermissionError when none is left, unless an earlier way found them
+        missing); every key missing under a way that confirms missing keys asks the next way too. A way that
+        found something, or settled the keys itself, is remembered.
+        """
+        found = {request: None if isinstance(value, BaseException) else value for request, value in outcome.items()}
+        if all(isinstance(value, BaseException) for value in outcome.values()):
+            if self.unconfirmed and self.index + 1 == len(self.ways):
+                return found  # the earlier way's "missing" stands
+            self.refused(next(iter(outcome.values())))
+            return None
+        anything = any(value is not None for value in found.values())
+        if not anything and self.way.confirm_missing and self.index + 1 < len(self.ways):
+            self.unconfirmed = True
+            self.index += 1
+            logger.info("%s: nothing found under %s; confirming under %s", self.label,
+                        self.ways[self.index - 1].name, self.way.name)
+            return None
+        if anything or not self.unconfirmed:
+            self.succeeded()
+        return found
 
 
 def with_fallback(path: str | os.PathLike, attempt: Callable[[Way], T]) -> T:
@@ -276,22 +325,29 @@ def _start_reads(way: Way, requests: Sequence[_Request], context, wait: float) -
     return {request: kvstore.read("/".join([*split(request[0])[1], request[1]])) for request in requests}
 
 
+class _ErrorAnswer(OSError):
+    """Documents answered with an error worth asking again (``retry.is_transient``: a 5xx, a 429, a dropped
+    connection), naming their URLs."""
+
+
 def _gather(request: _Request, future, deadline: float) -> bytes | None | BaseException:
-    """The document, None when missing, or the refusal; TimeoutError when late; any other error raised."""
+    """The document, None when missing, or the error when it is a refusal or an error answer worth asking again;
+    TimeoutError when late; any other error raised naming the URL."""
     try:
         result = future.result(timeout=max(deadline - time.monotonic(), 0.0))
     except TimeoutError:
         future.cancel()
         raise
     except Exception as error:
-        if is_refusal(error):
+        if is_refusal(error) or retry.is_transient(error):
             return error
         raise OSError(f"{url(*request)}: {error}") from error
     return bytes(result.value) if result.state == "value" else None
 
 
 class _Round:
-    """Every request of every store, read under each store's current way; what is late is asked again."""
+    """Every request of every store, read under each store's current way; what is late or answered with an error
+    worth asking again is asked again by the next round."""
 
     def __init__(self, batch: dict[str, tuple[Way, list[_Request]]], context) -> None:
         self.batch, self.context = batch, context
@@ -299,12 +355,37 @@ class _Round:
         self.pending = {root: list(requests) for root, (_, requests) in batch.items()}
 
     def __call__(self, wait: float) -> dict[str, dict[_Request, Any]]:
-        futures, late = {}, {}
+        late: dict[str, list[_Request]] = {}
+        futures = self._start(wait, late)
+        deadline = time.monotonic() + wait
+        failed: dict[_Request, BaseException] = {}
+        for (root, request), future in futures.items():
+            try:
+                outcome = _gather(request, future, deadline)
+            except TimeoutError:
+                late.setdefault(root, []).append(request)
+                continue
+            if isinstance(outcome, BaseException) and not is_refusal(outcome):
+                late.setdefault(root, []).append(request)
+                failed[request] = outcome
+                continue
+            self.outcomes[root][request] = outcome
+        self.pending = late
+        names = ", ".join(url(*request) for requests in late.values() for request in requests)
+        if failed and len(failed) == sum(map(len, late.values())):  # all answered, some with errors
+            raise _ErrorAnswer(f"{names}: {next(iter(failed.values()))}")
+        if late:
+            raise TimeoutError(f"{names}: no answer within {wait:g} s")
+        return self.outcomes
+
+    def _start(self, wait: float, late: dict[str, list[_Request]]) -> dict[tuple[str, _Request], Any]:
+        """Issue the pending reads of every store; a store that does not open in time is late whole."""
+        futures = {}
         for root, requests in self.pending.items():
             try:
                 started = _start_reads(self.batch[root][0], requests, self.context, wait)
             except TimeoutError:
-                late[root] = requests
+                late[root] = list(requests)
                 continue
             except Exception as error:
                 if not is_refusal(error):
@@ -312,17 +393,12 @@ class _Round:
                 self.outcomes[root].update(dict.fromkeys(requests, error))
                 continue
             futures.update({(root, request): future for request, future in started.items()})
-        deadline = time.monotonic() + wait
-        for (root, request), future in futures.items():
-            try:
-                self.outcomes[root][request] = _gather(request, future, deadline)
-            except TimeoutError:
-                late.setdefault(root, []).append(request)
-        self.pending = late
-        if late:
-            names = ", ".join(url(*request) for requests in late.values() for request in requests)
-            raise TimeoutError(f"{names}: no answer within {wait:g} s")
-        return self.outcomes
+        return futures
+
+
+def _asked_again(error: BaseException) -> bool:
+    """Whether read_documents asks again after ``error``: no answer, or an error answer worth asking again."""
+    return isinstance(error, (TimeoutError, _ErrorAnswer))
 
 
 def read_documents(requests: Sequence[tuple[str, str]], *, context: ts.Context | None = None,
@@ -331,9 +407,14 @@ def read_documents(requests: Sequence[tuple[str, str]], *, context: ts.Context |
 
     Requests of different stores are issued together. Within a way, a refused key counts as missing when
     another key of its store was answered; only when every key of a store is refused is its next way tried
-    (``with_fallback``'s rule, the way that worked remembered). Transient errors are retried by tensorstore
-    for about five seconds; answers still missing are asked again under the governing ``retry`` policy
-    (attempt k waits ``attempt_timeout(0) * k``).
+    (``with_fallback``'s rule, the way that worked remembered), and when every key of a store is missing or
+    refused under the anonymous S3 way while credentials are configured, the credentials are asked before the
+    keys count as missing (``Way.confirm_missing``). Each round of requests is an attempt of the
+    governing ``retry`` policy, and the package alone retries (tensorstore asks once), on two budgets: keys with
+    no answer are asked again at once, attempt k waiting ``attempt_timeout(0) * k``, up to ``max_attempts``
+    (by default 5 s times k over ten attempts, 275 s); keys answered with an error worth asking again
+    (``retry.is_transient``) are asked again after ``retry.ERROR_PAUSES`` times ``base_delay`` (by default
+    0.2, 0.4, 0.8, 1.6 and 2 s: six requests over five seconds), then the error is raised.
 
     Parameters
     ----------
@@ -357,7 +438,8 @@ def read_documents(requests: Sequence[tuple[str, str]], *, context: ts.Context |
     PermissionError
         When every way of a store is refused.
     OSError
-        Any other error (a redirect, a server error after retries), naming the URL of the key.
+        Any other error (a redirect; a server error once the pauses are spent, with the number of attempts),
+        naming the URL of the key.
 
     Examples
     --------
@@ -379,15 +461,13 @@ def read_documents(requests: Sequence[tuple[str, str]], *, context: ts.Context |
     while fallbacks:
         batch = {root: (fallback.way, groups[root]) for root, fallback in fallbacks.items()}
         what = ", ".join(url(*found[0]) for found in groups.values())
-        answered = policy.call(_Round(batch, context), policy.attempt_timeout(), what,
-                               retry_on=lambda error: isinstance(error, TimeoutError), pause=False)
+        answered = policy.call(_Round(batch, context), policy.attempt_timeout(), what, retry_on=_asked_again,
+                               errors=retry.ERROR_PAUSES)
         for root, outcome in answered.items():
-            refusals = [value for value in outcome.values() if isinstance(value, BaseException)]
-            if len(refusals) == len(outcome):
-                fallbacks[root].refused(refusals[-1])
-                continue
-            fallbacks.pop(root).succeeded()
-            documents.update({req: None if isinstance(v, BaseException) else v for req, v in outcome.items()})
+            settled = fallbacks[root].settle(outcome)
+            if settled is not None:
+                documents.update(settled)
+                del fallbacks[root]
     return {(directory, key): documents[(normalize(directory), key)] for directory, key in requests}
 
 

@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike, DTypeLike
 
 from . import retry, store
 from .context import shared_context
-from .detect import FORMATS, Gathered, Node, array_above, gather, probe, source_of
+from .detect import FORMATS, Gathered, Node, Reach, array_above, gather, probe, source_of
 from .diagnostics import MetadataWarning
 from .fields import exact_value, json_fill, stored_fill
 from .geometry import BoxLike, Sizes, default_axes, isclose, over_axes, spatial_indices
@@ -505,10 +505,10 @@ def codecs_of(path: PathLike) -> tuple[Codecs | None, tuple[int, ...] | None]:
 
 
 def write_index(frame: Frame, view: ts.TensorStore, begin: Sequence[int], end: Sequence[int], data: ArrayLike, *,
-                partial: bool, policy: retry.Retry, path: str, remote: bool) -> None:
-    """Write ``data`` into voxels [begin, end) of ``view`` (the handle's tensorstore on ``frame``): exact shape and
-    dtype, and whole write units on every stored axis, pinned ones too, unless ``partial``; timed out and retried
-    under ``policy``. Every refusal names the array, ``path``."""
+                partial: bool, policy: retry.Retry, path: str, remote: bool, reach: Reach) -> None:
+    """Write ``data`` into voxels [begin, end) of ``view`` (the handle's tensorstore on ``frame``, reached by
+    ``reach``): exact shape and dtype, and whole write units on every stored axis, pinned ones too, unless
+    ``partial``; timed out and retried under ``policy`` (``Reach.write``). Every refusal names the array, ``path``."""
     shape, axes = frame.meta.shape, frame.meta.axes
     begin, end = tuple(int(b) for b in begin), tuple(int(e) for e in end)
     if len(begin) != len(shape) or len(end) != len(shape):
@@ -523,7 +523,7 @@ def write_index(frame: Frame, view: ts.TensorStore, begin: Sequence[int], end: S
         _check_aligned(frame, begin, end, path)
     part = view[tuple(map(slice, begin, end))]
     nbytes = math.prod(wanted) * frame.dtype.itemsize
-    policy.run(lambda: part.write(data), policy.attempt_timeout(nbytes, remote), f"write to {path}")
+    reach.write(part, data, policy, policy.attempt_timeout(nbytes, remote), f"write to {path}")
 
 
 def _checked_data(frame: Frame, data: ArrayLike, wanted: tuple[int, ...], where: str) -> np.ndarray:
