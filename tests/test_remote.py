@@ -116,6 +116,17 @@ def test_create_in_a_private_bucket_whose_endpoint_answers_404_to_anonymous_requ
     assert (again.voxel_size, again.translation) == ((4.0,) * 3, (2.0,) * 3)
 
 
+def test_levels_added_one_after_another_in_s3_are_all_listed_and_nothing_else_changes(private_bucket):
+    group = f"s3://{private_bucket}/levels.zarr"
+    wa.create(f"{group}/s0", VALUES.shape, "uint16", 4, 2, chunks=(2, 3, 4), group_attrs={"theirs": 1})
+    wa.open_pyramid(group, mode="r+").add_level("s1", factors=2)
+    wa.create(f"{group}/s0", VALUES.shape, "uint16", 4, 2, chunks=(2, 3, 4), exists="adopt")
+    pyramid = wa.open_pyramid(group)
+    assert list(pyramid.names) == ["s0", "s1"]
+    assert pyramid.voxel_sizes() == [(4.0,) * 3, (8.0,) * 3]
+    assert wa.detect(group).attrs["theirs"] == 1
+
+
 def refuse_unsigned_writes(asked: Asked) -> int | None:
     """AWS's answer to an anonymous write into a bucket whose policy lets everyone read it: 403."""
     return 403 if asked.method in ("PUT", "POST", "DELETE") and not asked.signed else None

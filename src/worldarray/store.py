@@ -2,7 +2,8 @@
 
 This module owns how to reach a path (``ways``, and ``with_fallback``, the rule that moves from one way to the
 next), opened kvstores, and the JSON documents of a directory: read in one round of requests
-(``read_documents``), written whole (``write_documents``) and listed (``list_keys``). A local path, ``file://``,
+(``read_documents``), written whole (``write_documents``), updated conditionally on the generation read
+(``update_document``) and listed (``list_keys``). A local path, ``file://``,
 ``memory://`` and ``http(s)://`` have one way; ``s3://`` is tried anonymously, then with the default credential
 chain; ``gs://`` with default credentials, then through the bucket's public https URL. The next way is tried
 when the store refuses (an error starting PERMISSION_DENIED or UNAUTHENTICATED), a read or a write alike, and
@@ -24,9 +25,10 @@ from typing import Any, TypeVar
 
 import tensorstore as ts
 
-from . import retry
+from . import machine, retry
 from .context import shared_context
 from .diagnostics import logger
+from .machine import aws_credentials_configured, on_google_cloud
 from .paths import REMOTE_SCHEMES, basename, is_remote, is_root, join, normalize, parent, scheme, split, url
 
 __all__ = [
@@ -43,16 +45,10 @@ GUARD_GCE_METADATA = True
 _DRIVERS = {"file": "file", "memory": "memory", "http": "http", "https": "http", "s3": "s3", "gs": "gcs"}
 _REFUSALS = ("PERMISSION_DENIED", "UNAUTHENTICATED")
 _GCS_PUBLIC_URL = "https://storage.googleapis.com"
-_DMI_PRODUCT_NAME = "/sys/class/dmi/id/product_name"
-# A reserved top-level domain: the name fails to resolve at once, so tensorstore's GCE probe gives up at once.
-_UNREACHABLE_METADATA_ROOT = "metadata.invalid"
 # tensorstore asks for a document once: its retries are read_documents' alone (retry.ERROR_PAUSES after an error
 # answer, the governing policy's attempts after no answer), so the two budgets are spent in one place.
 _METADATA_RETRIES = {"max_retries": 0}
 _RETRY_RESOURCES = {"s3": "s3_request_retries", "gcs": "gcs_request_retries", "http": "http_request_retries"}
-# What the AWS default credential chain reads besides the shared credentials file (instance roles are not seen)
-_AWS_CREDENTIAL_VARIABLES = ("AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE",
-                             "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI")
 _lock = threading.Lock()
 _remembered: dict[tuple[str, str], str] = {}
 # Values keep their context alive, so a context's id is not reused while its entry lives.
@@ -92,16 +88,6 @@ def _first_set(environ: Mapping[str, str], *names: str) -> str | None:
     return next((environ[name] for name in names if environ.get(name)), None)
 
 
-def _aws_credentials_configured(environ: Mapping[str, str]) -> bool:
-    """Whether the AWS default credential chain has something to find, decided with no network call: keys, a
-    profile, a web identity or container credentials named in ``environ``, or a shared credentials file."""
-    if any(environ.get(name) for name in _AWS_CREDENTIAL_VARIABLES):
-        return True
-    credentials = environ.get("AWS_SHARED_CREDENTIALS_FILE") or os.path.join(
-        environ.get("HOME") or os.path.expanduser("~"), ".aws", "credentials")
-    return os.path.isfile(credentials)
-
-
 def _s3_ways(bucket: str, prefix: str) -> list[Way]:
     # tensorstore reads neither variable, so they go into the spec here, as the AWS tools read them.
     base: dict[str, Any] = {"driver": "s3", "bucket": bucket, "path": prefix}
@@ -113,7 +99,7 @@ def _s3_ways(bucket: str, prefix: str) -> list[Way]:
         base["aws_region"] = region
     return [
         Way("anonymous", {**base, "aws_credentials": {"type": "anonymous"}},
-            confirm_missing=_aws_credentials_configured(os.environ)),
+            confirm_missing=aws_credentials_configured(os.environ)),
         Way("credentials", {**base, "aws_credentials": {"type": "default"}}),
     ]
 
@@ -490,7 +476,7 @@ def write_documents(directory: str, documents: Mapping[str, Any]) -> None:
 
     for key, data in encoded.items():
         def start(way: Way, key: str = key, data: bytes = data) -> Any:
-            return open_kvstore(way.spec, timeout=timeout).write(key, data)
+            return open_kvstore(_metadata_spec(way), timeout=timeout).write(key, data)
 
         on_ways(directory, start, f"write {url(directory, key)}")
 
@@ -510,7 +496,8 @@ class _Stamped:
 def _read_stamped(directory: str, key: str) -> _Stamped:
     timeout = retry.current().attempt_timeout()
     where = url(directory, key)
-    found = on_ways(directory, lambda way: open_kvstore(way.spec, timeout=timeout).read(key), f"read {where}")
+    found = on_ways(directory, lambda way: open_kvstore(_metadata_spec(way), timeout=timeout).read(key),
+                    f"read {where}")
     if found.state != "value":
         return _Stamped(None, found.stamp.generation)
     try:
@@ -525,7 +512,7 @@ def _write_if(directory: str, key: str, document: Any, generation: bytes) -> boo
     data = _encoded(document)
 
     def start(way: Way) -> Any:
-        return open_kvstore(way.spec, timeout=timeout).write(key, data, if_equal=generation)
+        return open_kvstore(_metadata_spec(way), timeout=timeout).write(key, data, if_equal=generation)
 
     return bool(on_ways(directory, start, f"write {url(directory, key)}").generation)
 
@@ -561,44 +548,15 @@ def list_keys(directory: str) -> list[str]:
                          lambda way: [key.decode() for key in open_kvstore(way.spec).list().result()])
 
 
-# -- the GCE metadata guard -------------------------------------------------------------------------------
-
-
-def on_google_cloud(product_name_file: str = _DMI_PRODUCT_NAME, environ: Mapping[str, str] | None = None) -> bool:
-    """Return True on a Google Cloud machine, decided with no network call.
-
-    True when GCE_METADATA_HOST or GCE_METADATA_ROOT is set in ``environ`` (default ``os.environ``), or when
-    the DMI product name in ``product_name_file`` contains "Google".
-
-    >>> on_google_cloud("/nonexistent", environ={"GCE_METADATA_HOST": "169.254.169.254"})
-    True
-    """
-    environ = os.environ if environ is None else environ
-    if environ.get("GCE_METADATA_HOST") or environ.get("GCE_METADATA_ROOT"):
-        return True
-    try:
-        with open(product_name_file, encoding="utf-8", errors="replace") as file:
-            return "Google" in file.read()
-    except OSError:
-        return False
-
-
 def guard_gce_metadata(environ: MutableMapping[str, str] | None = None, *,
-                       product_name_file: str = _DMI_PRODUCT_NAME) -> None:
-    """Off Google Cloud, point GCE_METADATA_ROOT at a name that fails at once; called before gs:// opens.
-
-    tensorstore otherwise probes the GCE metadata server for credentials and stalls every gs:// open for
-    seconds. On a Google machine (``on_google_cloud``) the environment is left alone, so the credentials its
-    metadata server issues keep working. ``store.GUARD_GCE_METADATA = False`` turns the guard off.
-
-    ``environ`` None changes ``os.environ``; ``product_name_file`` is passed to ``on_google_cloud``.
+                       product_name_file: str = machine.DMI_PRODUCT_NAME) -> None:
+    """Off Google Cloud, point GCE_METADATA_ROOT at a name that fails at once (``machine.point_gce_metadata_away``);
+    called before gs:// opens. ``store.GUARD_GCE_METADATA = False`` turns the guard off.
 
     >>> environ = {}
     >>> guard_gce_metadata(environ, product_name_file="/nonexistent")
     >>> environ
     {'GCE_METADATA_ROOT': 'metadata.invalid'}
     """
-    environ = os.environ if environ is None else environ
-    if GUARD_GCE_METADATA and not on_google_cloud(product_name_file, environ):
-        environ["GCE_METADATA_ROOT"] = _UNREACHABLE_METADATA_ROOT
-        logger.debug("not a Google Cloud machine: GCE_METADATA_ROOT set to %s", _UNREACHABLE_METADATA_ROOT)
+    if GUARD_GCE_METADATA:
+        machine.point_gce_metadata_away(environ, product_name_file=product_name_file)
