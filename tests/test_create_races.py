@@ -223,6 +223,6 @@ def test_a_retry_that_finds_the_array_its_timed_out_attempt_made_adopts_it_and_w
 
     monkeypatch.setattr(write.ts, "open", first_answer_lost)
     group = tmp_path / "g.zarr"
-    vol = _make(group / "s0", translation=(6, 2, 2), retries=wa.Retry(timeout=0.5, max_attempts=3))
+    vol = _make(group / "s0", translation=(6, 2, 2), retries=wa.Retry(timeout=5, max_attempts=3))
     assert opened and vol.translation == (6.0, 2.0, 2.0)
     assert _listed(group)["s0"] == ([4.0, 4.0, 4.0], [6.0, 2.0, 2.0])
