@@ -445,7 +445,12 @@ class Reach:
 
             policy.run(start, timeout, what, again=again)
 
-        store.with_fallback(self.path, under)
+        try:
+            under(self.way)  # the way the array was opened under: no fallback bookkeeping when it takes the write
+        except Exception as error:
+            if not store.is_refusal(error):
+                raise
+            store.with_fallback(self.path, under, refused=(self.way, error))
 
 
 def open_array(found: Gathered, context: ts.Context | None = None, *, write: bool = False,

@@ -188,6 +188,15 @@ class _Fallback:
             ) from error
         logger.info("%s: %s refused; trying %s", self.label, self.ways[self.index - 1].name, self.way.name)
 
+    def skip(self, way: Way, error: BaseException) -> None:
+        """Leave out a way the caller already tried and the store refused (``error``), as ``refused`` would."""
+        names = [w.name for w in self.ways]
+        if way.name in names:
+            position = names.index(way.name)
+            self.ways = self.ways[position:position + 1] + self.ways[:position] + self.ways[position + 1:]
+            self.index = 0
+            self.refused(error)
+
     def succeeded(self) -> None:
         with _lock:
             _remembered[_store_key(self.path)] = self.way.name
@@ -218,11 +227,13 @@ class _Fallback:
         return found
 
 
-def with_fallback(path: str | os.PathLike, attempt: Callable[[Way], T]) -> T:
+def with_fallback(path: str | os.PathLike, attempt: Callable[[Way], T], *,
+                  refused: tuple[Way, BaseException] | None = None) -> T:
     """Return ``attempt(way)`` for the first way of reaching ``path`` that the store does not refuse.
 
     A refusal (``is_refusal``) moves to the next way; the way that worked is tried first next time for the
-    same (driver, bucket), for the process.
+    same (driver, bucket), for the process. ``refused``, a way the caller already tried with the refusal it got,
+    is not tried again.
 
     Raises
     ------
@@ -235,6 +246,8 @@ def with_fallback(path: str | os.PathLike, attempt: Callable[[Way], T]) -> T:
     'a/'
     """
     fallback = _Fallback(os.fspath(path))
+    if refused is not None:
+        fallback.skip(*refused)
     while True:
         try:
             result = attempt(fallback.way)
