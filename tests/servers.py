@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterator
 import pytest
 
 __all__ = [
+    "QuietDirectoryHandler",
+    "running",
     "HOLD",
     "Asked",
     "Gateway",
@@ -45,13 +47,16 @@ class Served:
     root: pathlib.Path | None = None
 
 
-class _QuietDirectoryHandler(http.server.SimpleHTTPRequestHandler):
+class QuietDirectoryHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves a directory and logs nothing."""
+
     def log_message(self, format, *args):  # noqa: A002 - the base class's name
         pass
 
 
 @contextlib.contextmanager
-def _running(handler) -> Iterator[str]:
+def running(handler) -> Iterator[str]:
+    """Run an http server with ``handler`` on 127.0.0.1 on a free port; its base URL. Stopped on leaving."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
@@ -66,7 +71,7 @@ def _running(handler) -> Iterator[str]:
 @contextlib.contextmanager
 def serve_directory(root: pathlib.Path) -> Iterator[Served]:
     """Serve the files under ``root`` over http (a missing file answers 404)."""
-    with _running(functools.partial(_QuietDirectoryHandler, directory=str(root))) as base:
+    with running(functools.partial(QuietDirectoryHandler, directory=str(root))) as base:
         yield Served(base, pathlib.Path(root))
 
 
@@ -84,7 +89,7 @@ def serve_bytes(body: bytes) -> Iterator[Served]:
         def log_message(self, format, *args):  # noqa: A002
             pass
 
-    with _running(Handler) as base:
+    with running(Handler) as base:
         yield Served(base)
 
 

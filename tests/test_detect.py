@@ -6,10 +6,8 @@ Which array a level= names is test_levels'.
 import contextlib
 import functools
 import hashlib
-import http.server
 import json
 import pathlib
-import threading
 import warnings
 from collections.abc import Iterator
 
@@ -18,6 +16,7 @@ import pytest
 import tensorstore as ts
 
 import worldarray as wa
+from servers import QuietDirectoryHandler, running
 from worldarray.detect import PROBE_KEYS
 
 ZARRAY = {"zarr_format": 2, "shape": [4, 6], "chunks": [2, 3], "dtype": "|u1", "compressor": None,
@@ -130,7 +129,7 @@ def serve_with_parent_answering(root: pathlib.Path, parent: str, answer: str) ->
     redirect (``answer="301"``) or an HTML page (``answer="html"``), as a web server's own pages do."""
     documents = {f"/{parent}/{key}" for key in (*PROBE_KEYS, ".zattrs")}
 
-    class Handler(http.server.SimpleHTTPRequestHandler):
+    class Handler(QuietDirectoryHandler):
         def do_GET(self):  # noqa: N802 - the base class's name
             if self.path.split("?")[0] not in documents:
                 return super().do_GET()
@@ -142,18 +141,8 @@ def serve_with_parent_answering(root: pathlib.Path, parent: str, answer: str) ->
             self.end_headers()
             self.wfile.write(body)
 
-        def log_message(self, format, *args):  # noqa: A002 - the base class's name
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(root)))
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with running(functools.partial(Handler, directory=str(root))) as url:
+        yield url
 
 
 @pytest.mark.parametrize("answer", ["301", "html"])
