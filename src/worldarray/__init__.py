@@ -6,7 +6,7 @@ half a voxel below it on the spatial axes.
 
 from . import store, units, write
 from .array import WorldArray, open
-from .context import capped_context, capped_context_spec, shared_context
+from .context import capped_context, capped_context_spec, shared_context, thread_budget
 from .detect import Node, detect
 from .diagnostics import MetadataWarning
 from .geometry import Box, as_box, corner_to_centre, default_axes, index_range
@@ -52,6 +52,7 @@ __all__ = [
     "select_level",
     "shared_context",
     "store",
+    "thread_budget",
     "units",
     "write",
 ]

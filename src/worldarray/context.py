@@ -1,14 +1,37 @@
-"""Every open without a context shares one tensorstore context per cache budget, so a pyramid's levels share a pool."""
+"""Every open without a context shares one tensorstore context per argument set, sized to the job's thread budget.
+
+A job is given a few cores (a cluster slot, a dask worker); tensorstore would size its pools by the machine's.
+``thread_budget`` reads the job's share from the environment, and the contexts this module makes limit
+tensorstore's decoding pool to it and its file I/O pool to ``max(budget, file_io_floor)``. They write without
+fsync and without OS file locks (a whole write unit is a temporary file renamed into place, atomic without
+either); ``fsync=True`` and ``locking="os"`` restore tensorstore's defaults, and ``locking_context`` gives the
+opens that must stay atomic (creating an array, a conditional document write) their OS locks back.
+"""
 
 from __future__ import annotations
 
+import importlib.metadata
+import os
 import threading
+import warnings
+from collections.abc import Mapping
+from typing import Any
 
 import tensorstore as ts
 
-__all__ = ["shared_context", "capped_context", "capped_context_spec", "retry_context"]
+from .diagnostics import logger
 
-_SHARED: dict[int, ts.Context] = {}
+__all__ = ["shared_context", "capped_context", "capped_context_spec", "retry_context", "locking_context",
+           "thread_budget", "FILE_IO_FLOOR", "THREAD_VARIABLES"]
+
+#: Where ``thread_budget`` looks, in order: the first positive whole number wins.
+THREAD_VARIABLES = ("WORLDARRAY_THREADS", "OMP_NUM_THREADS", "LSB_DJOB_NUMPROC", "SLURM_CPUS_PER_TASK", "NSLOTS")
+#: The least file I/O pool of a default context: file reads and writes wait on the disk, not on a core.
+FILE_IO_FLOOR = 8
+LOCKING_MODES = ("none", "os", "lockfile")
+
+_SHARED: dict[tuple, ts.Context] = {}
+_LOCKING: dict[int, tuple[ts.Context, ts.Context]] = {}
 _LOCK = threading.Lock()
 _CONCURRENCY = (
     "data_copy_concurrency",
@@ -18,10 +41,45 @@ _CONCURRENCY = (
     "http_request_concurrency",
 )
 _NETWORK = frozenset({"gcs_request_concurrency", "s3_request_concurrency", "http_request_concurrency"})
+# Resources a supported tensorstore release may lack: a context is then made without them, and a log line says so.
+_OPTIONAL = ("file_io_sync", "file_io_locking")
+_degraded: set[str] = set()
+_state = {"made": False, "fork_warned": False}
 # A retry's own requests: tensorstore asks again after an error answer for about five seconds (0.2 + 0.4 + 0.8 +
 # 1.6 + 2 s), so an attempt the package gives up on stops asking soon after.
 _RETRY_REQUESTS = {"max_retries": 5, "initial_delay": "0.2s", "max_delay": "2s"}
 _REQUEST_RETRIES = ("http_request_retries", "s3_request_retries", "gcs_request_retries")
+
+
+def thread_budget(environ: Mapping[str, str] | None = None) -> int:
+    """The threads this job may use: the first positive whole number among ``THREAD_VARIABLES``, else the CPUs the
+    process may run on.
+
+    ``WORLDARRAY_THREADS`` set to anything but a positive whole number raises ValueError (blank counts as unset);
+    the other variables are the schedulers' and are passed over when they hold something else.
+
+    >>> thread_budget({"WORLDARRAY_THREADS": "", "SLURM_CPUS_PER_TASK": "3"})
+    3
+    """
+    environ = os.environ if environ is None else environ
+    for name in THREAD_VARIABLES:
+        text = (environ.get(name) or "").strip()
+        if not text:
+            continue
+        count = int(text) if text.isdigit() else 0
+        if count >= 1:
+            return count
+        if name == "WORLDARRAY_THREADS":
+            raise ValueError(f"WORLDARRAY_THREADS is {text!r}; expected a positive whole number of threads, or unset")
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+def _whole(label: str, value: Any, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"{label} is {value!r}; expected a whole number >= {low}")
+    return value
 
 
 def _budget(cache_bytes) -> int:
@@ -30,36 +88,106 @@ def _budget(cache_bytes) -> int:
     return cache_bytes
 
 
-def shared_context(cache_bytes: int = 0) -> ts.Context:
-    """Return the process's one context for this cache budget (0: tensorstore's cache off).
+def _writes(fsync: bool, locking: str) -> dict:
+    """How files are written: fsync or not, and the lock mode (``LOCKING_MODES``)."""
+    if not isinstance(fsync, bool):
+        raise ValueError(f"fsync is {fsync!r}; expected True or False")
+    if locking not in LOCKING_MODES:
+        raise ValueError(f"locking is {locking!r}; expected one of {', '.join(map(repr, LOCKING_MODES))}")
+    return {"file_io_sync": fsync, "file_io_locking": {"mode": locking}}
+
+
+def _pools(threads: int | None, file_io_floor: int | None) -> dict:
+    """The decoding and file I/O pool limits for ``threads`` (None: the budget; 0: tensorstore's own sizes)."""
+    if threads is None:
+        budget = thread_budget()
+        floor = FILE_IO_FLOOR if file_io_floor is None else _whole("file_io_floor", file_io_floor, 1)
+        return {"data_copy_concurrency": {"limit": budget}, "file_io_concurrency": {"limit": max(budget, floor)}}
+    if _whole("threads", threads, 0) == 0:
+        return {}
+    floor = threads if file_io_floor is None else _whole("file_io_floor", file_io_floor, 1)
+    return {"data_copy_concurrency": {"limit": threads}, "file_io_concurrency": {"limit": max(threads, floor)}}
+
+
+def _made(spec: dict, parent: ts.Context | None = None) -> ts.Context:
+    """``ts.Context(spec)``, without the optional resources the tensorstore in use does not know, each named once in
+    a logged warning."""
+    spec = dict(spec)
+    _state["made"] = True
+    while True:
+        try:
+            return ts.Context(spec, parent=parent) if parent is not None else ts.Context(spec)
+        except ValueError as error:
+            missing = next((name for name in _OPTIONAL if name in spec and name in str(error)), None)
+            if missing is None:
+                raise
+            del spec[missing]
+            if missing not in _degraded:
+                _degraded.add(missing)
+                logger.warning("tensorstore %s has no context resource %r; contexts are made without it (%s)",
+                               importlib.metadata.version("tensorstore"), missing, error)
+
+
+def shared_context(cache_bytes: int = 0, threads: int | None = None, file_io_floor: int | None = None, *,
+                   fsync: bool = False, locking: str = "none") -> ts.Context:
+    """Return the process's one context for this argument set: a cache of ``cache_bytes`` (0: off), pools sized by
+    ``threads``, and files written without fsync or OS locks unless asked.
+
+    ``threads=None`` limits the decoding pool to ``thread_budget()`` and the file I/O pool to
+    ``max(budget, file_io_floor)`` (floor ``FILE_IO_FLOOR``); ``threads=N`` limits both to N (file I/O to
+    ``max(N, file_io_floor)`` when a floor is given); ``threads=0`` sets no limit.
 
     >>> shared_context() is shared_context(0)
     True
     """
-    budget = _budget(cache_bytes)
+    key = (_budget(cache_bytes), threads, file_io_floor, fsync, locking)
     with _LOCK:
-        if budget not in _SHARED:
-            _SHARED[budget] = ts.Context({"cache_pool": {"total_bytes_limit": budget}})
-        return _SHARED[budget]
+        if key not in _SHARED:
+            spec = {"cache_pool": {"total_bytes_limit": key[0]}, **_pools(threads, file_io_floor),
+                    **_writes(fsync, locking)}
+            _SHARED[key] = _made(spec)
+        return _SHARED[key]
 
 
-def capped_context_spec(cache_bytes: int = 0, concurrency: int = 1, network: bool = True) -> dict:
-    """Return the context spec that limits every tensorstore concurrency resource to ``concurrency``.
+def capped_context_spec(cache_bytes: int = 0, concurrency: int = 1, network: bool = True,
+                        file_io: int | None = None, *, fsync: bool = False, locking: str = "none") -> dict:
+    """Return the context spec that limits every tensorstore concurrency resource to ``concurrency``, file I/O to
+    ``file_io`` when given.
 
-    ``network=False`` limits decoding and local file I/O only, leaving the request pools alone.
+    ``network=False`` limits decoding and local file I/O only, leaving the request pools alone. Files are written
+    without fsync or OS locks unless ``fsync`` or ``locking`` say otherwise.
+
+    >>> capped_context_spec(concurrency=2, file_io=8)["file_io_concurrency"]
+    {'limit': 8}
     """
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        raise ValueError(f"concurrency is {concurrency!r}; expected a whole number >= 1")
-    spec = {"cache_pool": {"total_bytes_limit": _budget(cache_bytes)}}
+    _whole("concurrency", concurrency, 1)
+    spec: dict[str, Any] = {"cache_pool": {"total_bytes_limit": _budget(cache_bytes)}}
     for name in _CONCURRENCY:
         if network or name not in _NETWORK:
             spec[name] = {"limit": concurrency}
+    if file_io is not None:
+        spec["file_io_concurrency"] = {"limit": _whole("file_io", file_io, 1)}
+    spec.update(_writes(fsync, locking))
     return spec
 
 
-def capped_context(cache_bytes: int = 0, concurrency: int = 1, network: bool = True) -> ts.Context:
-    """Return a new context with every concurrency resource capped; a new one each call."""
-    return ts.Context(capped_context_spec(cache_bytes, concurrency, network))
+def capped_context(cache_bytes: int = 0, concurrency: int = 1, network: bool = True, file_io: int | None = None, *,
+                   fsync: bool = False, locking: str = "none") -> ts.Context:
+    """Return a new context with every concurrency resource capped (``capped_context_spec``); a new one each call."""
+    return _made(capped_context_spec(cache_bytes, concurrency, network, file_io, fsync=fsync, locking=locking))
+
+
+def locking_context(parent: ts.Context) -> ts.Context:
+    """A child of ``parent`` that locks files the OS way, for the opens that must stay atomic (creating an array, a
+    document written only if unchanged); one per parent, sharing every other resource of it.
+
+    >>> locking_context(shared_context()) is locking_context(shared_context())
+    True
+    """
+    with _LOCK:
+        if id(parent) not in _LOCKING:  # the value keeps the parent alive, so its id is not reused
+            _LOCKING[id(parent)] = (parent, _made({"file_io_locking": {"mode": "os"}}, parent))
+        return _LOCKING[id(parent)][1]
 
 
 def retry_context(parent: ts.Context) -> ts.Context:
@@ -76,3 +204,18 @@ def retry_context(parent: ts.Context) -> ts.Context:
     spec: dict = {"cache_pool": {}}
     spec.update({name: dict(_RETRY_REQUESTS) for name in _REQUEST_RETRIES})
     return ts.Context(spec, parent=parent)
+
+
+def _before_fork() -> None:
+    """Warn once, at the first fork after the package made a context: tensorstore's threads make the child abort
+    ("fork() use detected") as soon as it uses tensorstore."""
+    if _state["made"] and not _state["fork_warned"]:
+        _state["fork_warned"] = True
+        warnings.warn("worldarray: this process forks after tensorstore started its threads, and tensorstore aborts "
+                      "a forked child that uses it; start worker processes with the 'spawn' or 'forkserver' method "
+                      "(multiprocessing.get_context('spawn'), concurrent.futures.ProcessPoolExecutor(mp_context=...))",
+                      RuntimeWarning, stacklevel=2)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_before_fork)

@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 import tensorstore as ts
 
 from . import machine, retry
-from .context import shared_context
+from .context import locking_context, shared_context
 from .diagnostics import logger
 from .machine import aws_credentials_configured, on_google_cloud
 from .paths import REMOTE_SCHEMES, basename, is_remote, is_root, join, normalize, parent, scheme, split, url
@@ -509,7 +509,8 @@ class _Stamped:
 def _read_stamped(directory: str, key: str) -> _Stamped:
     timeout = retry.current().attempt_timeout()
     where = url(directory, key)
-    found = on_ways(directory, lambda way: open_kvstore(_metadata_spec(way), timeout=timeout).read(key),
+    context = locking_context(shared_context())  # the generation a conditional write compares is read here too
+    found = on_ways(directory, lambda way: open_kvstore(_metadata_spec(way), context, timeout=timeout).read(key),
                     f"read {where}")
     if found.state != "value":
         return _Stamped(None, found.stamp.generation)
@@ -525,7 +526,9 @@ def _write_if(directory: str, key: str, document: Any, generation: bytes) -> boo
     data = _encoded(document)
 
     def start(way: Way) -> Any:
-        return open_kvstore(_metadata_spec(way), timeout=timeout).write(key, data, if_equal=generation)
+        # OS locks make the compare and the write one step on a local disk, under a lock-free default context
+        return open_kvstore(_metadata_spec(way), locking_context(shared_context()), timeout=timeout).write(
+            key, data, if_equal=generation)
 
     return bool(on_ways(directory, start, f"write {url(directory, key)}").generation)
 

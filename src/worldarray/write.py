@@ -25,7 +25,7 @@ import tensorstore as ts
 from numpy.typing import ArrayLike, DTypeLike
 
 from . import retry, store
-from .context import shared_context
+from .context import locking_context, shared_context
 from .detect import FORMATS, Gathered, Node, Reach, array_above, gather, probe, source_of
 from .diagnostics import MetadataWarning
 from .fields import exact_value, json_fill, stored_fill
@@ -427,7 +427,8 @@ def _refuse_inside_array(level: Level) -> None:
 def _make_array(level: Level, spec: dict, context: ts.Context | None) -> str:
     """Create the array if absent: "made", "lost" (another creator made it first) or "maybe" (it appeared on a
     retry after an attempt of ours timed out, so ours may have made it)."""
-    opening = context if context is not None else shared_context()  # memory:// data lives in the context
+    # memory:// data lives in the context; OS locks keep create-if-absent atomic under a lock-free one
+    opening = locking_context(context if context is not None else shared_context())
     tried: list[str] = []
 
     def start(way: store.Way) -> Any:

@@ -1,0 +1,242 @@
+"""A8: contexts sized to the job's thread budget, writing without fsync or OS locks unless asked; the open that
+creates an array keeps its locks; a forked worker is warned about.
+
+Processes are started with the ``spawn`` method, as the README tells users to, so each one sizes itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+import tensorstore as ts
+
+import worldarray as wa
+from worldarray import context, write
+
+CHUNK = 4
+
+
+@pytest.fixture
+def no_budget_variables(monkeypatch):
+    """None of the variables thread_budget reads is set."""
+    for name in context.THREAD_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+def _spec(ctx: ts.Context) -> dict:
+    return ctx.spec.to_json()
+
+
+def _locking(spec: dict) -> str:
+    """The lock mode a spec's ``file_io_locking`` names; tensorstore spells its default, "os", as {}."""
+    return spec["file_io_locking"].get("mode", "os")
+
+
+def _affinity() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+# ---------------------------------------------------------------- the budget
+
+
+@pytest.mark.parametrize("name", context.THREAD_VARIABLES)
+def test_the_budget_is_read_from_each_variable(no_budget_variables, name):
+    no_budget_variables.setenv(name, "5")
+    assert wa.thread_budget() == 5
+
+
+def test_the_first_variable_set_to_a_positive_number_wins(no_budget_variables):
+    no_budget_variables.setenv("SLURM_CPUS_PER_TASK", "6")
+    no_budget_variables.setenv("OMP_NUM_THREADS", "3")
+    assert wa.thread_budget() == 3
+
+
+def test_a_blank_variable_counts_as_unset(no_budget_variables):
+    no_budget_variables.setenv("WORLDARRAY_THREADS", "  ")
+    no_budget_variables.setenv("NSLOTS", "7")
+    assert wa.thread_budget() == 7
+
+
+def test_a_scheduler_variable_that_is_no_positive_number_is_passed_over(no_budget_variables):
+    no_budget_variables.setenv("OMP_NUM_THREADS", "4,2")
+    no_budget_variables.setenv("LSB_DJOB_NUMPROC", "0")
+    no_budget_variables.setenv("NSLOTS", "2")
+    assert wa.thread_budget() == 2
+
+
+def test_without_variables_the_budget_is_the_cpus_the_process_may_run_on(no_budget_variables):
+    assert wa.thread_budget() == _affinity()
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-2", "1.5"])
+def test_worldarray_threads_that_is_no_positive_number_raises_naming_the_variable(no_budget_variables, value):
+    no_budget_variables.setenv("WORLDARRAY_THREADS", value)
+    with pytest.raises(ValueError, match=rf"WORLDARRAY_THREADS is '{value}'"):
+        wa.thread_budget()
+
+
+# ---------------------------------------------------------------- the contexts' specs
+
+
+def test_the_default_context_limits_decoding_to_the_budget_and_file_io_to_at_least_the_floor(no_budget_variables):
+    no_budget_variables.setenv("WORLDARRAY_THREADS", "3")
+    spec = _spec(wa.shared_context(123))  # a budget no other test uses, so the context is made here
+    assert spec["data_copy_concurrency"] == {"limit": 3}
+    assert spec["file_io_concurrency"] == {"limit": max(3, context.FILE_IO_FLOOR)}
+
+
+def test_a_file_io_floor_raises_the_file_io_pool_only(no_budget_variables):
+    no_budget_variables.setenv("WORLDARRAY_THREADS", "3")
+    spec = _spec(wa.shared_context(124, file_io_floor=16))
+    assert (spec["data_copy_concurrency"], spec["file_io_concurrency"]) == ({"limit": 3}, {"limit": 16})
+
+
+def test_threads_n_limits_both_pools_to_n():
+    spec = _spec(wa.shared_context(threads=2))
+    assert (spec["data_copy_concurrency"], spec["file_io_concurrency"]) == ({"limit": 2}, {"limit": 2})
+
+
+def test_threads_zero_sets_no_limit():
+    spec = _spec(wa.shared_context(threads=0))
+    assert "data_copy_concurrency" not in spec and "file_io_concurrency" not in spec
+
+
+def test_contexts_the_package_makes_write_without_fsync_and_without_os_locks():
+    for spec in (_spec(wa.shared_context()), _spec(wa.capped_context()), wa.capped_context_spec()):
+        assert (spec["file_io_sync"], spec["file_io_locking"]) == (False, {"mode": "none"})
+
+
+def test_fsync_and_os_locking_restore_tensorstores_defaults():
+    spec = _spec(wa.shared_context(fsync=True, locking="os"))
+    assert (spec["file_io_sync"], _locking(spec)) == (True, "os")
+    assert _locking(wa.capped_context_spec(fsync=True, locking="os")) == "os"
+
+
+def test_each_argument_set_is_one_context_per_process():
+    assert wa.shared_context(threads=2) is wa.shared_context(0, threads=2)
+    assert wa.shared_context(threads=2) is not wa.shared_context(threads=3)
+    assert wa.shared_context() is not wa.shared_context(fsync=True)
+
+
+def test_capped_context_sizes_file_io_apart_from_concurrency():
+    spec = wa.capped_context_spec(concurrency=2, file_io=8)
+    assert (spec["data_copy_concurrency"], spec["file_io_concurrency"]) == ({"limit": 2}, {"limit": 8})
+
+
+@pytest.mark.parametrize(("call", "named"), [
+    (lambda: wa.shared_context(threads=-1), "threads"),
+    (lambda: wa.shared_context(file_io_floor=0), "file_io_floor"),
+    (lambda: wa.shared_context(locking="fcntl"), "locking"),
+    (lambda: wa.capped_context(file_io=0), "file_io"),
+])
+def test_a_bad_context_argument_raises_naming_it(call, named):
+    with pytest.raises(ValueError, match=rf"^{named} is "):
+        call()
+
+
+def test_a_resource_the_tensorstore_in_use_lacks_is_left_out_with_a_logged_line(monkeypatch, caplog):
+    real = ts.Context
+
+    def without_locking(spec, parent=None):  # what a release without the resource answers
+        if "file_io_locking" in spec:
+            raise ValueError('Invalid context resource identifier: "file_io_locking"')
+        return real(spec) if parent is None else real(spec, parent=parent)
+
+    monkeypatch.setattr(context.ts, "Context", without_locking)
+    monkeypatch.setattr(context, "_degraded", set())
+    with caplog.at_level(logging.WARNING, logger="worldarray"):
+        made = context.capped_context(concurrency=3)
+    assert made.spec.to_json()["data_copy_concurrency"] == {"limit": 3}
+    assert "file_io_locking" not in made.spec.to_json()
+    assert any("file_io_locking" in record.getMessage() for record in caplog.records)
+
+
+# ---------------------------------------------------------------- what handles and creation use
+
+
+def _kvstore_spec(vol: wa.WorldArray) -> dict:
+    return vol.ts.kvstore.spec(retain_context=True).to_json()
+
+
+def test_a_handle_opened_without_a_context_writes_without_fsync_and_locks(tmp_path):
+    vol = wa.create(tmp_path / "a.zarr" / "s0", (8,), "uint8", 1, 0, axes=("x",), chunks=CHUNK)
+    spec = _kvstore_spec(vol)
+    assert (spec["file_io_sync"], spec["file_io_locking"]) == (False, {"mode": "none"})
+
+
+def test_the_open_that_creates_an_array_keeps_os_locks(tmp_path, monkeypatch):
+    real, opened = write.ts.open, []
+
+    def recording(spec, **kwargs):
+        future = real(spec, **kwargs)
+        if spec.get("create"):
+            opened.append(future.result())
+        return future
+
+    monkeypatch.setattr(write.ts, "open", recording)
+    wa.create(tmp_path / "a.zarr" / "s0", (8,), "uint8", 1, 0, axes=("x",), chunks=CHUNK)
+    locks = [_locking(s.kvstore.spec(retain_context=True).to_json()) for s in opened
+             if s.kvstore.spec().to_json()["driver"] == "file"]
+    assert locks == ["os"]
+
+
+def _write_units(path: str, units: list[int]) -> None:
+    vol = wa.open(path, mode="r+")
+    for unit in units:
+        vol.write_index((unit * CHUNK,), ((unit + 1) * CHUNK,), np.full(CHUNK, unit + 1, np.uint8))
+
+
+def test_processes_writing_disjoint_whole_units_under_the_lock_free_context_lose_nothing(tmp_path):
+    units, workers = 32, 4
+    vol = wa.create(tmp_path / "a.zarr" / "s0", (units * CHUNK,), "uint8", 1, 0, axes=("x",), chunks=CHUNK)
+    spawn = multiprocessing.get_context("spawn")
+    jobs = [spawn.Process(target=_write_units, args=(vol.level_path, list(range(w, units, workers))))
+            for w in range(workers)]
+    for job in jobs:
+        job.start()
+    for job in jobs:
+        job.join()
+    assert [job.exitcode for job in jobs] == [0] * workers
+    assert np.array_equal(vol.read_index((0,), (units * CHUNK,)), np.repeat(np.arange(1, units + 1), CHUNK))
+
+
+def _decoding_limit(vol: wa.WorldArray) -> dict:
+    return vol.ts.spec(retain_context=True).to_json()["context"]["data_copy_concurrency"]
+
+
+def test_a_pickled_handle_is_sized_by_the_receiving_processs_budget(tmp_path, monkeypatch):
+    vol = wa.create(tmp_path / "a.zarr" / "s0", (8,), "uint8", 1, 0, axes=("x",), chunks=CHUNK)
+    mine = _decoding_limit(vol)
+    theirs = {"limit": mine["limit"] + 2}
+    monkeypatch.setenv("WORLDARRAY_THREADS", str(theirs["limit"]))  # the worker starts with this environment
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        assert pool.apply(_decoding_limit, (vol,)) == theirs
+
+
+# ---------------------------------------------------------------- fork
+
+
+def test_a_fork_after_the_package_made_a_context_warns_once_naming_spawn_and_forkserver(tmp_path):
+    script = textwrap.dedent(f"""
+        import os, warnings
+        warnings.simplefilter("always")
+        import worldarray as wa
+        wa.create({str(tmp_path / "a.zarr" / "s0")!r}, (8,), "uint8", 1, 0, axes=("x",), chunks=4)
+        for _ in range(2):
+            child = os.fork()
+            if child == 0:
+                os._exit(0)
+            os.waitpid(child, 0)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    ours = [line for line in done.stderr.splitlines() if "RuntimeWarning: worldarray:" in line]
+    assert len(ours) == 1 and "'spawn'" in ours[0] and "'forkserver'" in ours[0], done.stderr
