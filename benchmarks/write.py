@@ -4,8 +4,8 @@ Creates a placed level ``out.zarr/s0`` with ``wa.create`` in a temporary directo
 64^3 chunks, zstd level 3 (the default codecs), voxel size 8 nm and translation 4 nm. Then times one case, a
 128^3 chunk-aligned region (8 whole chunks, 2 MiB) at the origin, written three ways:
 
-- ``ts slice``: the floor, ``raw[0:128, 0:128, 0:128].write(data).result()`` on a raw ``ts.open`` of s0 on
-  ``wa.shared_context()``, the context worldarray opens on;
+- ``ts slice``: the floor, ``raw[0:128, 0:128, 0:128].write(data).result()`` on a raw ``ts.open`` of s0 in a
+  context of tensorstore's own with no cache, ``file_io_sync`` off and no OS file locks (``FLOOR_CONTEXT``);
 - ``vol.ts slice``: the same slice of ``vol.ts``, the handle worldarray itself writes through (opened with the
   array document handed over as ``assume_metadata``);
 - ``write_index``: ``vol.write_index((0, 0, 0), (128, 128, 128), data)``.
@@ -38,6 +38,8 @@ SHAPE, CHUNK, SIZE, SHIFT = (256, 256, 256), 64, 8, 4
 BEGIN, END = (0, 0, 0), (128, 128, 128)
 TARGET = {"write_index": 1.03}
 ROUNDS = 1000
+# The floor: tensorstore writing with no cache, no fsync and no OS file locks, which a whole-unit write needs neither of
+FLOOR_CONTEXT = {"cache_pool": {"total_bytes_limit": 0}, "file_io_sync": False, "file_io_locking": {"mode": "none"}}
 
 
 def noise(rng: np.random.Generator) -> np.ndarray:
@@ -71,7 +73,7 @@ def main() -> None:
         root = pathlib.Path(tmp).as_posix()
         vol = wa.create(root + "/out.zarr/s0", SHAPE, "uint8", voxel_size=SIZE, translation=SHIFT, chunks=CHUNK)
         raw = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": root + "/out.zarr/s0/"}, "open": True},
-                      read=True, write=True, context=wa.shared_context()).result()
+                      read=True, write=True, context=ts.Context(FLOOR_CONTEXT)).result()
         table = calls(raw, vol)
         region = tuple(map(slice, BEGIN, END))
         for label, call in table:  # each writer must leave exactly its data behind, or the timing proves nothing
