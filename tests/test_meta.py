@@ -7,13 +7,16 @@ unit is converted only on the axes of the kind asked for.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import pickle
 import warnings
 
+import numpy as np
 import pytest
 
 import worldarray as wa
-from conftest import BUILDERS
+from conftest import BUILDERS, GROUP_BUILDERS, ome_pyramid
 
 
 def czyx_meta(**changes) -> wa.ArrayMeta:
@@ -161,6 +164,93 @@ def test_in_units_returns_a_new_record_and_leaves_the_old_one():
 def test_in_nm_converts_space_to_nanometres():
     # z 8 nm, y 4 nm, x 2 micrometre = 2000 nm
     assert czyx_meta().in_nm().voxel_size == pytest.approx((1.0, 8.0, 4.0, 2000.0))
+
+
+# ---------------------------------------------------------------- dtype: a numpy dtype, equal to its name
+
+
+def test_a_dtype_string_given_to_arraymeta_becomes_a_numpy_dtype():
+    assert isinstance(czyx_meta(dtype="uint8").dtype, np.dtype)
+
+
+@pytest.mark.parametrize("spelling", [">u2", "<u2", "u2", np.uint16], ids=[">u2", "<u2", "u2", "np.uint16"])
+def test_a_dtype_in_any_spelling_equals_its_name(spelling):
+    assert czyx_meta(dtype=spelling).dtype == "uint16"
+
+
+@pytest.mark.parametrize("bad", ["nonsense", None, 3])
+def test_a_dtype_numpy_does_not_know_raises_naming_it(bad):
+    with pytest.raises(ValueError, match=rf"/x: ArrayMeta.dtype is {bad!r}; expected a data type numpy knows"):
+        czyx_meta(dtype=bad)
+
+
+def test_replace_converts_a_new_dtype_string():
+    assert isinstance(dataclasses.replace(czyx_meta(), dtype="int16").dtype, np.dtype)
+
+
+def test_a_pickled_arraymeta_comes_back_equal_with_a_numpy_dtype():
+    meta = czyx_meta(dtype="float32")
+    back = pickle.loads(pickle.dumps(meta))
+    assert back == meta and isinstance(back.dtype, np.dtype)
+
+
+def test_metas_given_one_dtype_in_two_spellings_are_equal_and_hash_equal():
+    by_name, by_type = czyx_meta(dtype="uint8"), czyx_meta(dtype=np.uint8)
+    assert by_name == by_type and hash(by_name) == hash(by_type)
+
+
+def test_repr_names_the_dtype():
+    assert ", zarr3, uint16, {" in repr(czyx_meta(dtype=">u2"))
+
+
+STORED_DTYPE = np.dtype("int16")
+
+
+def pyramid_of(root, fmt) -> str:
+    """A two-level pyramid of ``STORED_DTYPE`` in ``fmt``; returns the group's (or precomputed volume's) path."""
+    name = STORED_DTYPE.name
+    if fmt in ("zarr2", "zarr3"):
+        levels = [("s0", (4, 4, 4), (1, 1, 1), (0.5, 0.5, 0.5)), ("s1", (2, 2, 2), (2, 2, 2), (1, 1, 1))]
+        return ome_pyramid(root, "p", levels, fmt=fmt, dtype=name)
+    if fmt == "n5":
+        GROUP_BUILDERS["n5"](root, {"path": "p", "attrs": {"resolution": [1.0] * 3, "units": ["nm"] * 3}})
+        for i, n in enumerate((4, 2)):
+            BUILDERS["n5"](root, {"path": f"p/s{i}", "shape": [n] * 3, "dtype": name, "chunks": [n] * 3,
+                                  "attrs": {"downsamplingFactors": [2**i] * 3}})
+        return str(root / "p")
+    scales = [{"key": f"s{i}", "size": [n] * 3, "resolution": [2**i] * 3, "voxel_offset": [0, 0, 0],
+               "chunk_sizes": [[n] * 3], "encoding": "raw"} for i, n in enumerate((4, 2))]
+    BUILDERS["precomputed"](root, {"path": "p", "info": {"type": "image", "data_type": name, "num_channels": 1,
+                                                        "scales": scales}})
+    return str(root / "p")
+
+
+EVERY_FORMAT = pytest.mark.parametrize("fmt", ["zarr2", "zarr3", "n5", "precomputed"])
+
+
+@EVERY_FORMAT
+@pytest.mark.parametrize("opened", [True, False], ids=["opened", "documents"])
+def test_metadata_gives_the_stored_dtype_as_a_numpy_dtype(tmp_path, fmt, opened):
+    dtype = wa.metadata(pyramid_of(tmp_path, fmt), level=0, open=opened).dtype
+    assert isinstance(dtype, np.dtype) and dtype == STORED_DTYPE
+
+
+@EVERY_FORMAT
+def test_pyramid_metas_give_every_levels_dtype_as_a_numpy_dtype(tmp_path, fmt):
+    metas = wa.open_pyramid(pyramid_of(tmp_path, fmt)).metas()
+    assert [type(meta.dtype) for meta in metas] == [type(STORED_DTYPE)] * 2
+    assert [meta.dtype for meta in metas] == [STORED_DTYPE] * 2
+
+
+@EVERY_FORMAT
+def test_level_meta_gives_the_dtype_as_a_numpy_dtype(tmp_path, fmt):
+    pyramid = wa.open_pyramid(pyramid_of(tmp_path, fmt))
+    assert isinstance(pyramid.level_meta(pyramid.names[1]).dtype, np.dtype)
+
+
+@EVERY_FORMAT
+def test_metadata_dtype_itemsize_is_the_bytes_of_one_stored_value(tmp_path, fmt):
+    assert wa.metadata(pyramid_of(tmp_path, fmt), level=0).dtype.itemsize == STORED_DTYPE.itemsize
 
 
 # ---------------------------------------------------------------- end to end: units on a real store

@@ -188,6 +188,12 @@ def test_a_shape_that_is_not_whole_numbers_raises_naming_the_document():
         parse(zarr2(zarray={**ZARRAY, "shape": [4, -1, 8]}))
 
 
+def test_an_array_document_without_a_data_type_raises_naming_the_key():
+    # np.dtype(None) is float64; a document that names no type must not be read as one
+    missing = {key: value for key, value in ZARRAY.items() if key != "dtype"}
+    with pytest.raises(ValueError, match=r"s0/.zarray: dtype is None; expected a data type numpy knows"):
+        parse(zarr2(zarray=missing))
+
 def test_an_unplaced_array_takes_nanometres_with_one_warning_when_converted():
     meta = quiet_parse(zarr2())
     assert meta.units == ("", "", "")

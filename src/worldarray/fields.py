@@ -18,7 +18,7 @@ import numpy as np
 from .geometry import default_axes
 
 __all__ = ["Document", "Source", "Facts", "Placement", "where", "list_of", "numbers", "ints", "strings",
-           "leading", "axes_list", "dtype_name", "holds_exactly", "exact_value", "stored_fill", "json_fill"]
+           "leading", "axes_list", "native_dtype", "holds_exactly", "exact_value", "stored_fill", "json_fill"]
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class Facts:
     """What the array document says apart from placement."""
 
     shape: tuple[int, ...]
-    dtype: str
+    dtype: np.dtype
     chunk_shape: tuple[int, ...]
     shard_shape: tuple[int, ...] | None
     fill_value: Any
@@ -121,12 +121,23 @@ def axes_list(values, ndim, url, key) -> tuple[str, ...]:
     return tuple(default_axes(ndim)[: ndim - covered]) + leading(names, ndim, "", url, key)[ndim - covered :]
 
 
-def dtype_name(value, url, key) -> str:
+def native_dtype(value: Any, label: str) -> np.dtype:
+    """``value`` as a numpy dtype in native byte order, the order a read returns, so a numeric dtype equals its name;
+    ValueError naming ``label`` and the value when numpy knows no such type.
+
+    A list is zarr v2's structured type, its fields spelled as JSON lists.
+
+    >>> native_dtype(">u2", "dtype"), native_dtype(np.uint8, "dtype")
+    (dtype('uint16'), dtype('uint8'))
+    """
+    message = f"{label} is {value!r}; expected a data type numpy knows"
+    if value is None:  # np.dtype(None) is float64: a missing type must not pass for one
+        raise ValueError(message)
     try:
         spec = [tuple(v) for v in value] if isinstance(value, list) else value
-        return np.dtype(spec).name
+        return np.dtype(spec).newbyteorder("=")
     except (TypeError, ValueError) as error:
-        raise ValueError(f"{where(url, key)} is {value!r}; expected a data type numpy knows") from error
+        raise ValueError(message) from error
 
 
 # ---------------------------------------------------------------- values a dtype holds

@@ -64,7 +64,7 @@ class Frame:
         voxel_size = tuple(meta.voxel_size[i] for i in spatial)
         translation = tuple(meta.translation[i] for i in spatial)
         for name, value in (("spatial", spatial), ("voxel_size", voxel_size), ("translation", translation),
-                            ("corner", corners(translation, voxel_size)), ("dtype", np.dtype(meta.dtype)),
+                            ("corner", corners(translation, voxel_size)), ("dtype", meta.dtype),
                             ("grid", tuple(zip(meta.translation, meta.voxel_size, strict=True))),
                             ("spatial_grid", tuple(zip(translation, voxel_size, strict=True)))):
             object.__setattr__(self, name, value)

@@ -212,7 +212,7 @@ def metadata(path: PathLike, level: Level = None, units: UnitsArgument = None, o
         opened = open_array(choice.found, context) if open else None
     if opened is not None:
         meta = dataclasses.replace(meta, shape=tuple(int(n) for n in opened.shape),
-                                   dtype=opened.dtype.numpy_dtype.name)
+                                   dtype=opened.dtype.numpy_dtype)
     return meta.converted(units, strict_units)
 
 

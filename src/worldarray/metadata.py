@@ -13,9 +13,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .diagnostics import MetadataWarning
-from .fields import (Document, Facts, Placement, Source, axes_list, dtype_name, ints, leading, list_of, numbers,
-                     strings, where)
+from .fields import (Document, Facts, Placement, Source, axes_list, ints, leading, list_of, native_dtype,
+                     numbers, strings, where)
 from .geometry import centre_to_corner, corner_to_centre, default_axes, spatial_indices
 from .ome import first_listing, group_placement, multiscales_of, ome_placement, walk
 from .units import NANOMETER, Request, UnitsArgument, convert
@@ -41,11 +43,12 @@ class ArrayMeta:
     """What the documents say about one array, one entry per axis in C order, in the store's own units.
 
     ``translation`` is the centre of voxel 0; ``corner`` (derived) is half a voxel below it on
-    the spatial axes.
+    the spatial axes. ``dtype`` is a numpy dtype in native byte order, the values a read returns; a string (or
+    anything ``np.dtype`` takes) is converted, so ``meta.dtype == "uint16"`` holds for a stored ``">u2"``.
     """
 
     shape: tuple[int, ...]
-    dtype: str
+    dtype: np.dtype
     chunk_shape: tuple[int, ...]
     axes: tuple[str, ...]
     axes_named: bool
@@ -73,6 +76,7 @@ class ArrayMeta:
             raise ValueError(f"{self.path}: format is {self.format!r}; expected one of {tuple(RULES)}")
         if self.placed_by not in placed_by_names():
             raise ValueError(f"{self.path}: placed_by is {self.placed_by!r}; expected one of {placed_by_names()}")
+        object.__setattr__(self, "dtype", native_dtype(self.dtype, f"{self.path}: ArrayMeta.dtype"))
         object.__setattr__(self, "voxel_size", _floats(self.voxel_size))
         object.__setattr__(self, "translation", _floats(self.translation))
 
@@ -168,7 +172,7 @@ def _zarr2_facts(source: Source) -> Facts:
     names = source.own.attrs.get("_ARRAY_DIMENSIONS")
     return Facts(
         shape=shape,
-        dtype=dtype_name(doc.get("dtype"), url, "dtype"),
+        dtype=native_dtype(doc.get("dtype"), where(url, "dtype")),
         chunk_shape=ints(doc.get("chunks"), url, "chunks", len(shape)),
         shard_shape=None,
         fill_value=doc.get("fill_value"),
@@ -194,7 +198,8 @@ def _zarr3_facts(source: Source) -> Facts:
         names = strings(source.own.attrs["_ARRAY_DIMENSIONS"], source.own.url, "_ARRAY_DIMENSIONS", len(shape))
     else:
         names = None
-    return Facts(shape, dtype_name(doc.get("data_type"), url, "data_type"), inner, shard, doc.get("fill_value"), names)
+    dtype = native_dtype(doc.get("data_type"), where(url, "data_type"))
+    return Facts(shape, dtype, inner, shard, doc.get("fill_value"), names)
 
 
 def _n5_facts(source: Source) -> Facts:
@@ -203,7 +208,7 @@ def _n5_facts(source: Source) -> Facts:
     names = doc.get("axes")
     return Facts(
         shape=shape,
-        dtype=dtype_name(doc.get("dataType"), url, "dataType"),
+        dtype=native_dtype(doc.get("dataType"), where(url, "dataType")),
         chunk_shape=ints(doc.get("blockSize"), url, "blockSize", len(shape))[::-1],
         shard_shape=None,
         fill_value=0,
@@ -230,7 +235,7 @@ def _precomputed_facts(source: Source) -> Facts:
     lead = (channels,) if channels != 1 else ()
     return Facts(
         shape=lead + size,
-        dtype=dtype_name(info.get("data_type"), url, "data_type"),
+        dtype=native_dtype(info.get("data_type"), where(url, "data_type")),
         chunk_shape=(channels,) * len(lead) + chunks,
         shard_shape=None,
         fill_value=0,

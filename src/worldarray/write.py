@@ -346,8 +346,10 @@ def differences(found: ArrayMeta, found_attrs: Mapping[str, Any], level: Level) 
     own unit (nanometres when it has none) into the level's.
     """
     out = []
-    wanted = {"shape": level.shape, "dtype": level.dtype.name, "chunks": level.chunks, "shards": level.shards}
-    have = {"shape": found.shape, "dtype": found.dtype, "chunks": found.chunk_shape, "shards": found.shard_shape}
+    wanted: dict[str, Any] = {"shape": level.shape, "dtype": level.dtype, "chunks": level.chunks,
+                              "shards": level.shards}
+    have: dict[str, Any] = {"shape": found.shape, "dtype": found.dtype, "chunks": found.chunk_shape,
+                            "shards": found.shard_shape}
     for key, value in wanted.items():
         if (value != have[key]) if key == "dtype" else tuple(value or ()) != tuple(have[key] or ()):
             out.append(f"{key}: found {have[key]}, wanted {value}")
