@@ -62,7 +62,7 @@ class WorldArray:
         What world coordinates are in on spatial axes (a unit name), by kind of axis
         (``{"space": "micrometer", "time": "second"}``), one per axis, or None for the store's own.
     context
-        A tensorstore.Context; by default ``wa.shared_context(0)``.
+        A tensorstore.Context; by default ``wa.shared_context()``, sized to the thread budget.
     retries
         The retry policy of reads and writes, and of the documents the open reads; settable.
     metadata_conflicts
