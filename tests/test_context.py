@@ -35,9 +35,14 @@ def _spec(ctx: ts.Context) -> dict:
     return ctx.spec.to_json()
 
 
+def _member(spec: dict, name: str):
+    """A kvstore spec's member ``name``, at the top or in its context (releases differ in where they put it)."""
+    return spec[name] if name in spec else spec["context"][name]
+
+
 def _locking(spec: dict) -> str:
     """The lock mode a spec's ``file_io_locking`` names; tensorstore spells its default, "os", as {}."""
-    return spec["file_io_locking"].get("mode", "os")
+    return _member(spec, "file_io_locking").get("mode", "os")
 
 
 def _affinity() -> int:
@@ -169,7 +174,7 @@ def _kvstore_spec(vol: wa.WorldArray) -> dict:
 def test_a_handle_opened_without_a_context_writes_without_fsync_and_locks(tmp_path):
     vol = wa.create(tmp_path / "a.zarr" / "s0", (8,), "uint8", 1, 0, axes=("x",), chunks=CHUNK)
     spec = _kvstore_spec(vol)
-    assert (spec["file_io_sync"], spec["file_io_locking"]) == (False, {"mode": "none"})
+    assert (_member(spec, "file_io_sync"), _locking(spec)) == (False, "none")
 
 
 def test_the_open_that_creates_an_array_keeps_os_locks(tmp_path, monkeypatch):
@@ -237,6 +242,7 @@ def test_a_fork_after_the_package_made_a_context_warns_once_naming_spawn_and_for
             os.waitpid(child, 0)
     """)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
+    # releases before about 0.1.85 abort the forking process itself, after the warning
+    assert done.returncode == 0 or "fork() is not allowed" in done.stderr, done.stderr
     ours = [line for line in done.stderr.splitlines() if "RuntimeWarning: worldarray:" in line]
     assert len(ours) == 1 and "'spawn'" in ours[0] and "'forkserver'" in ours[0], done.stderr

@@ -140,6 +140,8 @@ def test_numbers_that_are_not_http_statuses_are_not_retried(message):
     "ABORTED: All 5 retry attempts failed: HTTP response code: 503",
     "HTTP 429 Too Many Requests",
     "UNKNOWN: status code 502 from the server",
+    "ABORTED: All 1 retry attempts failed: Service Unavailable [source locations='driver.cc:316'] "
+    "[http_response_code='503']",
 ])
 def test_an_http_5xx_or_429_named_as_a_status_is_retried(message):
     assert wa.retry.is_transient(ValueError(message))

@@ -27,6 +27,8 @@ T = TypeVar("T")
 _TRANSIENT_CODES = ("UNAVAILABLE", "DEADLINE_EXCEEDED", "RESOURCE_EXHAUSTED")
 # an HTTP status named as one: "HTTP 503", "HTTP status 429", "HTTP response code: 502", "status code 500"
 _HTTP_STATUS = re.compile(r"\b(?:HTTP|status)\b[^0-9\[\]]{0,24}?\b(5\d\d|429)\b", re.IGNORECASE)
+# tensorstore's own payload naming the status, wherever it stands in the message (after the source locations too)
+_STATUS_PAYLOAD = re.compile(r"\[http_response_code='(5\d\d|429)'\]")
 _SOURCE_LOCATIONS = " [source locations="  # tensorstore's appendix, whose line numbers are no status codes
 _MIB = float(1 << 20)
 # Behaviour 6: attempt 1 waits clamp(MiB / rate, FLOOR, high) seconds, by locality
@@ -56,13 +58,15 @@ def is_transient(error: BaseException) -> bool:
 
     >>> is_transient(TimeoutError()), is_transient(ValueError("NOT_FOUND: gone"))
     (True, False)
+    >>> is_transient(ValueError("ABORTED: All 1 retry attempts failed [x] [http_response_code='503']"))
+    True
     """
     if isinstance(error, TimeoutError):
         return True
     message = str(error).split(_SOURCE_LOCATIONS, 1)[0]
     if message.startswith(_TRANSIENT_CODES):
         return True
-    return bool(_HTTP_STATUS.search(message))
+    return bool(_HTTP_STATUS.search(message) or _STATUS_PAYLOAD.search(str(error)))
 
 
 def floor_bytes(remote: bool) -> float:

@@ -16,6 +16,8 @@ call. The path helpers of ``paths`` are public here too.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import importlib.metadata
 import json
 import os
 import threading
@@ -34,7 +36,7 @@ from .paths import REMOTE_SCHEMES, basename, is_remote, is_root, join, normalize
 __all__ = [
     "GUARD_GCE_METADATA", "Way", "basename", "guard_gce_metadata", "is_refusal", "is_remote", "is_root", "join",
     "list_keys", "normalize", "on_google_cloud", "open_kvstore", "on_ways", "parent", "read_documents", "scheme",
-    "update_document", "url", "ways", "with_fallback", "write_documents",
+    "asks_once", "update_document", "url", "ways", "with_fallback", "write_documents",
 ]  # fmt: skip
 
 T = TypeVar("T")
@@ -48,6 +50,9 @@ _GCS_PUBLIC_URL = "https://storage.googleapis.com"
 # tensorstore asks for a document once: its retries are read_documents' alone (retry.ERROR_PAUSES after an error
 # answer, the governing policy's attempts after no answer), so the two budgets are spent in one place.
 _METADATA_RETRIES = {"max_retries": 0}
+# Releases before 0.1.86 refuse max_retries 0: there tensorstore asks a second time itself, at once, before the
+# package's own pauses take over (``asks_once`` says which, and a logged line says so once).
+_LEAST_RETRIES = {"max_retries": 1, "initial_delay": "1ms", "max_delay": "1ms"}
 _RETRY_RESOURCES = {"s3": "s3_request_retries", "gcs": "gcs_request_retries", "http": "http_request_retries"}
 _lock = threading.Lock()
 _remembered: dict[tuple[str, str], str] = {}
@@ -313,9 +318,27 @@ def open_kvstore(spec: dict, context: ts.Context | None = None, *, timeout: floa
 # -- documents -------------------------------------------------------------------------------------------
 
 
+@functools.cache
+def asks_once() -> bool:
+    """Whether the tensorstore in use sends a metadata request once (``max_retries`` 0), leaving every retry to the
+    package; False logs, once, that it asks twice.
+
+    >>> isinstance(asks_once(), bool)
+    True
+    """
+    try:
+        ts.Context({"http_request_retries": dict(_METADATA_RETRIES)})
+    except ValueError as error:
+        logger.warning("tensorstore %s refuses max_retries 0 (%s); each metadata request is sent again once, at once, "
+                       "by tensorstore itself", importlib.metadata.version("tensorstore"), str(error).split(" [")[0])
+        return False
+    return True
+
+
 def _metadata_spec(way: Way) -> dict:
     resource = _RETRY_RESOURCES.get(way.spec["driver"])
-    return {**way.spec, "context": {resource: dict(_METADATA_RETRIES)}} if resource else way.spec
+    retries = _METADATA_RETRIES if asks_once() else _LEAST_RETRIES
+    return {**way.spec, "context": {resource: dict(retries)}} if resource else way.spec
 
 
 def _start_reads(way: Way, requests: Sequence[_Request], context, wait: float) -> dict[_Request, Any]:
