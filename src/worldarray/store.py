@@ -50,9 +50,9 @@ _GCS_PUBLIC_URL = "https://storage.googleapis.com"
 # tensorstore asks for a document once: its retries are read_documents' alone (retry.ERROR_PAUSES after an error
 # answer, the governing policy's attempts after no answer), so the two budgets are spent in one place.
 _METADATA_RETRIES = {"max_retries": 0}
-# Releases before 0.1.86 refuse max_retries 0: there tensorstore asks a second time itself, at once, before the
-# package's own pauses take over (``asks_once`` says which, and a logged line says so once).
-_LEAST_RETRIES = {"max_retries": 1, "initial_delay": "1ms", "max_delay": "1ms"}
+# Releases before 0.1.86 refuse max_retries 0 and count max_retries as attempts, so 1 asks once there too
+# (measured on 0.1.72: a document answering 503 forever is asked six times in all, as on 0.1.86).
+_LEAST_RETRIES = {"max_retries": 1}
 _RETRY_RESOURCES = {"s3": "s3_request_retries", "gcs": "gcs_request_retries", "http": "http_request_retries"}
 _lock = threading.Lock()
 _remembered: dict[tuple[str, str], str] = {}
@@ -320,8 +320,8 @@ def open_kvstore(spec: dict, context: ts.Context | None = None, *, timeout: floa
 
 @functools.cache
 def asks_once() -> bool:
-    """Whether the tensorstore in use sends a metadata request once (``max_retries`` 0), leaving every retry to the
-    package; False logs, once, that it asks twice.
+    """Whether the tensorstore in use takes ``max_retries`` 0 (a request sent once, every retry the package's);
+    False logs once that ``max_retries`` 1, which such a release reads as one attempt, is used instead.
 
     >>> isinstance(asks_once(), bool)
     True
@@ -329,8 +329,8 @@ def asks_once() -> bool:
     try:
         ts.Context({"http_request_retries": dict(_METADATA_RETRIES)})
     except ValueError as error:
-        logger.warning("tensorstore %s refuses max_retries 0 (%s); each metadata request is sent again once, at once, "
-                       "by tensorstore itself", importlib.metadata.version("tensorstore"), str(error).split(" [")[0])
+        logger.info("tensorstore %s refuses max_retries 0 (%s); metadata requests use max_retries 1, one attempt "
+                    "there", importlib.metadata.version("tensorstore"), str(error).split(" [")[0])
         return False
     return True
 
