@@ -6,12 +6,14 @@ Processes are started with the ``spawn`` method, as the README tells users to, s
 
 from __future__ import annotations
 
+import importlib.metadata
 import logging
 import multiprocessing
 import os
 import subprocess
 import sys
 import textwrap
+import threading
 
 import numpy as np
 import pytest
@@ -246,3 +248,61 @@ def test_a_fork_after_the_package_made_a_context_warns_once_naming_spawn_and_for
     assert done.returncode == 0 or "fork() is not allowed" in done.stderr, done.stderr
     ours = [line for line in done.stderr.splitlines() if "RuntimeWarning: worldarray:" in line]
     assert len(ours) == 1 and "'spawn'" in ours[0] and "'forkserver'" in ours[0], done.stderr
+
+
+# ---------------------------------------------------------------- A10: the watchdog
+
+
+def _watchdog_running() -> bool:
+    return any(thread.name == "worldarray-watchdog" and thread.is_alive() for thread in threading.enumerate())
+
+
+def test_the_watchdog_runs_exactly_on_releases_older_than_the_first_free_of_strands(tmp_path):
+    release = tuple(int(p) for p in importlib.metadata.version("tensorstore").split(".")[:3])
+    wa.create(tmp_path / "a.zarr" / "s0", (8,), "uint8", 1, 0, axes=("x",), chunks=CHUNK)
+    assert context.strands_tasks() == (release < context.FREE_OF_STRANDS)
+    assert _watchdog_running() == context.strands_tasks()
+
+
+@pytest.fixture
+def watching(monkeypatch):
+    """The watchdog on, as on a release that strands tasks, with a short period; its no-op tasks recorded."""
+    context.stop_watchdog()
+    nudged: list[ts.Context] = []
+    real = context._nudge
+    monkeypatch.setattr(context, "strands_tasks", lambda: True)
+    monkeypatch.setattr(context, "WATCH_PERIOD", 0.02)
+    monkeypatch.setattr(context, "_nudge", lambda ctx: (nudged.append(ctx), real(ctx))[1])
+    yield nudged
+    context.stop_watchdog()
+
+
+def test_the_watchdog_gives_every_context_the_package_makes_a_no_op_task(watching):
+    made = wa.capped_context(concurrency=1)
+    seen = threading.Event()
+    for _ in range(500):  # rounds come about every WATCH_PERIOD; wait for one that includes this context
+        if any(ctx is made for ctx in watching):
+            seen.set()
+            break
+        seen.wait(0.02)
+    assert seen.is_set()
+
+
+def test_the_watchdog_gives_a_callers_own_context_a_no_op_task_once_a_store_is_opened_on_it(watching, tmp_path):
+    vol = wa.create(tmp_path / "a.zarr" / "s0", (8,), "uint8", 1, 0, axes=("x",), chunks=CHUNK)
+    theirs = ts.Context({"data_copy_concurrency": {"limit": 1}})
+    wa.open(vol.level_path, context=theirs)
+    seen = threading.Event()
+    for _ in range(500):
+        if any(ctx is theirs for ctx in watching):
+            seen.set()
+            break
+        seen.wait(0.02)
+    assert seen.is_set()
+
+
+def test_a_stopped_watchdog_leaves_no_thread(watching):
+    wa.capped_context(concurrency=1)
+    assert _watchdog_running()
+    context.stop_watchdog()
+    assert not _watchdog_running()

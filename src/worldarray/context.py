@@ -14,6 +14,7 @@ import importlib.metadata
 import os
 import threading
 import warnings
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,7 +23,8 @@ import tensorstore as ts
 from .diagnostics import logger
 
 __all__ = ["shared_context", "capped_context", "capped_context_spec", "retry_context", "locking_context",
-           "thread_budget", "FILE_IO_FLOOR", "THREAD_VARIABLES"]
+           "thread_budget", "watch", "stop_watchdog", "strands_tasks", "FILE_IO_FLOOR", "THREAD_VARIABLES",
+           "FREE_OF_STRANDS", "WATCH_PERIOD"]
 
 #: Where ``thread_budget`` looks, in order: the first positive whole number wins.
 THREAD_VARIABLES = ("WORLDARRAY_THREADS", "OMP_NUM_THREADS", "LSB_DJOB_NUMPROC", "SLURM_CPUS_PER_TASK", "NSLOTS")
@@ -45,6 +47,13 @@ _NETWORK = frozenset({"gcs_request_concurrency", "s3_request_concurrency", "http
 _OPTIONAL = ("file_io_sync", "file_io_locking")
 _degraded: set[str] = set()
 _state = {"made": False, "fork_warned": False}
+#: The first tensorstore release the opt-in stress test (tests/test_stranded.py) found leaving no task stranded.
+FREE_OF_STRANDS = (0, 1, 86)
+#: Seconds between the watchdog's no-op tasks on each watched context (A10).
+WATCH_PERIOD = 1.0
+_WATCHED: weakref.WeakSet[ts.Context] = weakref.WeakSet()
+_WATCH_LOCK = threading.Lock()  # not _LOCK: contexts are watched while _LOCK is held to make them
+_watchdog: dict[str, Any] = {"thread": None, "rounds": 0}
 # A retry's own requests: tensorstore asks again after an error answer for about five seconds (0.2 + 0.4 + 0.8 +
 # 1.6 + 2 s), so an attempt the package gives up on stops asking soon after.
 _RETRY_REQUESTS = {"max_retries": 5, "initial_delay": "0.2s", "max_delay": "2s"}
@@ -116,7 +125,7 @@ def _made(spec: dict, parent: ts.Context | None = None) -> ts.Context:
     _state["made"] = True
     while True:
         try:
-            return ts.Context(spec, parent=parent) if parent is not None else ts.Context(spec)
+            return watch(ts.Context(spec, parent=parent) if parent is not None else ts.Context(spec))
         except ValueError as error:
             missing = next((name for name in _OPTIONAL if name in spec and name in str(error)), None)
             if missing is None:
@@ -217,5 +226,74 @@ def _before_fork() -> None:
                       RuntimeWarning, stacklevel=2)
 
 
+
+def _release() -> tuple[int, ...]:
+    return tuple(int(part) for part in importlib.metadata.version("tensorstore").split(".")[:3] if part.isdigit())
+
+
+def strands_tasks() -> bool:
+    """Whether the tensorstore in use is older than ``FREE_OF_STRANDS``, so a queued task may be left with no thread
+    (a pool's worker leaving just as the task arrives) and the watchdog runs."""
+    return _release() < FREE_OF_STRANDS
+
+
+def _nudge(context: ts.Context) -> list:
+    """One no-op task on each pool of ``context``: a copy on its decoding pool, a read of a key that is nowhere on its
+    file I/O pool. Either arriving wakes a task stranded on that pool; the futures are not waited for."""
+    copy = ts.open({"driver": "array", "array": [0], "dtype": "uint8"}, context=context).result().read()
+    nowhere = ts.KvStore.open({"driver": "file", "path": "/nonexistent/worldarray-watchdog/"}, context=context)
+    return [copy, nowhere.result().read("nothing")]
+
+
+def _watch_until(stop: threading.Event) -> None:
+    pending: list = []
+    while not stop.wait(WATCH_PERIOD):
+        with _WATCH_LOCK:
+            contexts = list(_WATCHED)
+        pending = []  # last round's futures are let go: their answers do not matter
+        for context in contexts:
+            try:
+                pending.extend(_nudge(context))
+            except Exception as error:  # a watchdog never stops on one context's failure
+                logger.debug("watchdog: a no-op task failed: %s", error)
+        _watchdog["rounds"] += 1
+        del contexts
+
+
+def watch(context: ts.Context) -> ts.Context:
+    """Watch ``context`` (A10) when the tensorstore in use can strand a task: about every ``WATCH_PERIOD`` seconds a
+    daemon thread gives each watched, still-living context's pools one no-op task; return ``context``.
+
+    Every context the package makes, and every context a store is opened on, is watched; on a release free of
+    stranded tasks (``FREE_OF_STRANDS`` and newer) nothing is watched and no thread starts.
+    """
+    if not strands_tasks():
+        return context
+    with _WATCH_LOCK:
+        _WATCHED.add(context)
+        if _watchdog["thread"] is None:
+            stop = threading.Event()
+            thread = threading.Thread(target=_watch_until, args=(stop,), name="worldarray-watchdog", daemon=True)
+            _watchdog.update(thread=thread, stop=stop)
+            thread.start()
+            logger.info("tensorstore %s may strand a queued task: a watchdog gives each context's pools a no-op "
+                        "task every %g s", importlib.metadata.version("tensorstore"), WATCH_PERIOD)
+    return context
+
+
+def _forget_watchdog() -> None:
+    _watchdog["thread"] = None  # a forked child has no watchdog thread; the next watch starts one there
+
+
+def stop_watchdog() -> None:
+    """Stop the watchdog thread, if one runs (the next ``watch`` starts another); for tests and shutdown hooks."""
+    with _WATCH_LOCK:
+        thread, stop = _watchdog["thread"], _watchdog.get("stop")
+        _watchdog["thread"] = None
+    if thread is not None and stop is not None:
+        stop.set()
+        thread.join()
+
+
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(before=_before_fork)
+    os.register_at_fork(before=_before_fork, after_in_child=_forget_watchdog)

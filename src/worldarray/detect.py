@@ -22,7 +22,7 @@ from typing import Any
 import tensorstore as ts
 
 from . import retry, store
-from .context import retry_context, shared_context
+from .context import retry_context, shared_context, watch
 from .fields import Document, Source
 from .ome import multiscales_of
 from .retry import is_transient
@@ -472,7 +472,7 @@ def reach_array(found: Gathered, context: ts.Context | None = None, *, write: bo
     source_of(found)  # raises for a group
     fmt = FORMATS[node.format]
     spec = {**fmt.spec(node), **({"store_data_equal_to_fill_value": True} if store_fill else {}), "open": True}
-    context = context if context is not None else shared_context()
+    context = watch(context if context is not None else shared_context())
     tried: list[store.Way] = []
 
     def start(way: store.Way):

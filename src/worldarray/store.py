@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 import tensorstore as ts
 
 from . import machine, retry
-from .context import locking_context, shared_context
+from .context import locking_context, shared_context, watch
 from .diagnostics import logger
 from .machine import aws_credentials_configured, on_google_cloud
 from .paths import REMOTE_SCHEMES, basename, is_remote, is_root, join, normalize, parent, scheme, split, url
@@ -292,7 +292,7 @@ def open_kvstore(spec: dict, context: ts.Context | None = None, *, timeout: floa
     >>> open_kvstore({"driver": "memory", "path": "a/"}).path
     'a/'
     """
-    context = _default_context() if context is None else context
+    context = _default_context() if context is None else watch(context)
     gcs_url = os.environ.get("TENSORSTORE_GCS_HTTP_URL")
     key = (json.dumps(spec, sort_keys=True), gcs_url, id(context))
     with _lock:
