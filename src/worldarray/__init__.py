@@ -6,10 +6,12 @@ half a voxel below it on the spatial axes.
 
 from . import store, units, write
 from .array import WorldArray, open
+from .blocks import Block, blocks
 from .context import capped_context, capped_context_spec, shared_context, thread_budget
 from .detect import Node, detect
 from .diagnostics import MetadataWarning
 from .geometry import Box, as_box, corner_to_centre, default_axes, index_range
+from .grid import level_factors
 from .handle import metadata, open_tensorstore
 from .keys import chunk_key, list_chunk_keys, parse_chunk_key
 from .levels import select_level
@@ -23,6 +25,7 @@ __version__ = "0.2.0.dev0"
 
 __all__ = [
     "ArrayMeta",
+    "Block",
     "Box",
     "MetadataWarning",
     "Node",
@@ -30,6 +33,7 @@ __all__ = [
     "Retry",
     "WorldArray",
     "as_box",
+    "blocks",
     "capped_context",
     "capped_context_spec",
     "chunk_key",
@@ -40,6 +44,7 @@ __all__ = [
     "detect",
     "ensure_group_entry",
     "index_range",
+    "level_factors",
     "level_placement",
     "level_shape",
     "list_chunk_keys",

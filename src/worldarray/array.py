@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal, overload
 
 import numpy as np
@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike
 from tensorstore import Context, TensorStore
 
 from . import resample, retry, store, write
+from .blocks import Blocks, blocks
 from .geometry import Box, BoxLike, padded
 from .grid import Target, target_grid
 from .handle import (METHODS, Index, Masked, Opened, Options, Padding, PathLike, Sizes, Transform, checked_padding,
@@ -463,6 +464,12 @@ class WorldArray:
     def write_shape(self) -> tuple[int, ...]:
         """The unit one writer may own: the shard shape when sharded, else the chunk shape."""
         return self._opened.frame.write_shape
+
+    def blocks(self, block_shape: int | Sequence[int] | None = None, context: Any = 0,
+               box: tuple[Index, Index] | None = None, clip: bool = True) -> Blocks:
+        """``wa.blocks`` over this handle's shape, ``block_shape`` by default its ``write_shape``, so default blocks
+        are aligned writes."""
+        return blocks(self.shape, self.write_shape if block_shape is None else block_shape, context, box, clip)
 
     def chunks_covering(self, begin: Index, end: Index, write: bool = False) -> list[tuple[int, ...]]:
         """The indices of the chunks (with ``write=True`` the write units) that the voxel box [begin, end) touches,

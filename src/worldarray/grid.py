@@ -18,14 +18,14 @@ from typing import Any
 import numpy as np
 
 from .fields import Placement
-from .geometry import (Box, as_box, ceil_snapped, centre_of, centre_rule, centres, corners, default_axes, floats,
+from .geometry import (RTOL, Box, as_box, ceil_snapped, centre_of, centre_rule, centres, corners, default_axes, floats,
                        on_grid, one_number, over_axes, per_axis, same, spatial_indices)
 from .metadata import ArrayMeta
 from .resample import plan_read, target_extent
 from .units import NANOMETER, Request, UnitsArgument, convert
 
 __all__ = ["Frame", "frame_of", "rescaled", "base_rescale", "target_grid", "resample_target", "anchor_of", "pins_of",
-           "box_bounds", "spatial_placement", "level_placement", "level_shape", "derived_level"]
+           "box_bounds", "spatial_placement", "level_placement", "level_shape", "derived_level", "level_factors"]
 
 #: A resample target: the target voxel sizes and the corner of target voxel 0, per spatial axis.
 Target = tuple[tuple[float, ...], tuple[float, ...]]
@@ -420,3 +420,42 @@ def derived_level(source: ArrayMeta, factors: Any, origin: Any, voxel_size: Any,
             raise ValueError(f"add_level {name!r}: give shape, or factors to derive it from the level it is made from")
         shape = level_shape(source.shape, factors, origin)
     return voxel_size, translation, shape
+
+
+def level_factors(voxel_size: Sequence[float], ratio: float = 1.5, max_levels: int | None = None,
+                  stop_shape: Sequence[int] | None = None, shape: Sequence[int] | None = None
+                  ) -> list[tuple[int, ...]]:
+    """Per level to add, each level's factors over the level before: 2 on every axis whose voxel is within ``ratio``
+    of the level's smallest, 1 elsewhere (Behaviour 19); until ``max_levels`` levels, or until a level's shape
+    (from ``shape``) fits within ``stop_shape``, or until nothing would shrink.
+
+    An anisotropic axis waits at 1 until the others catch up; isotropic data gives all 2s at every level.
+
+    >>> level_factors((8, 8, 30), max_levels=3)
+    [(2, 2, 1), (2, 2, 1), (2, 2, 2)]
+    """
+    sizes = list(floats("voxel_size", voxel_size, positive=True))
+    if not (isinstance(ratio, (int, float)) and not isinstance(ratio, bool) and ratio >= 1):
+        raise ValueError(f"ratio is {ratio!r}; expected a number >= 1")
+    if max_levels is not None and (isinstance(max_levels, bool) or not isinstance(max_levels, int) or max_levels < 0):
+        raise ValueError(f"max_levels is {max_levels!r}; expected a whole number >= 0")
+    if stop_shape is not None and shape is None:
+        raise ValueError("stop_shape is given without shape; give the base level's shape to compare with it")
+    if max_levels is None and shape is None:
+        raise ValueError("give max_levels, or shape (with stop_shape) to stop at; the schedule has no end otherwise")
+    current = list(level_shape(shape, 1)) if shape is not None else None
+    goal = tuple(floats("stop_shape", stop_shape, (len(sizes),))) if stop_shape is not None else None
+    out: list[tuple[int, ...]] = []
+    while max_levels is None or len(out) < max_levels:
+        if current is not None and (goal is not None and all(n <= g for n, g in zip(current, goal, strict=True))):
+            break
+        smallest = min(sizes)
+        factors = tuple(2 if s <= smallest * ratio * (1 + RTOL) else 1 for s in sizes)
+        if current is not None:
+            shrunk = list(level_shape(current, factors))
+            if shrunk == current:
+                break
+            current = shrunk
+        out.append(factors)
+        sizes = [s * f for s, f in zip(sizes, factors, strict=True)]
+    return out

@@ -86,6 +86,11 @@ class ArrayMeta:
         return len(self.shape)
 
     @property
+    def write_shape(self) -> tuple[int, ...]:
+        """The unit one writer may own: the shard shape when sharded, else the chunk shape (Behaviour 15)."""
+        return tuple(self.shard_shape or self.chunk_shape)
+
+    @property
     def spatial(self) -> tuple[int, ...]:
         """Indices of the axes named z, y or x when any are; else the last three."""
         return spatial_indices(self.axes)

@@ -1,0 +1,173 @@
+"""Behaviour 17 and A11: blocks tile, context grows, nothing runs; ArrayMeta.write_shape plans write units."""
+
+from __future__ import annotations
+
+import itertools
+import pickle
+
+import numpy as np
+import pytest
+
+import worldarray as wa
+
+
+def _covered(tiling, shape) -> np.ndarray:
+    """How many write boxes cover each voxel."""
+    count = np.zeros(shape, int)
+    for b in tiling:
+        count[tuple(map(slice, b.begin, b.end))] += 1
+    return count
+
+
+@pytest.mark.parametrize(("shape", "block_shape"), [((10, 7), (4, 3)), ((8, 8, 8), 4), ((5, 9, 2), (5, 2, 3))])
+def test_write_boxes_partition_the_shape_with_no_gap_or_overlap(shape, block_shape):
+    assert (_covered(wa.blocks(shape, block_shape), shape) == 1).all()
+
+
+def test_write_boxes_partition_a_box_anchored_at_its_begin():
+    tiling = wa.blocks((20, 20), 4, box=((3, 5), (14, 20)))
+    count = _covered(tiling, (20, 20))
+    assert (count[3:14, 5:20] == 1).all() and count.sum() == 11 * 15
+    assert tiling[0].begin == (3, 5) and tiling[1].begin == (3, 9)
+
+
+def test_the_last_block_on_an_axis_is_clipped():
+    last = wa.blocks((10, 7), (4, 3))[-1]
+    assert (last.begin, last.end) == ((8, 6), (10, 7))
+
+
+def test_blocks_come_in_c_order():
+    tiling = wa.blocks((9, 9), 3)
+    assert [b.index for b in tiling] == list(itertools.product(range(3), range(3)))
+
+
+@pytest.mark.parametrize(("context", "pairs"), [
+    (2, ((2, 2), (2, 2))),
+    ((1, 3), ((1, 1), (3, 3))),
+    (((0, 2), (3, 1)), ((0, 2), (3, 1))),
+])
+def test_context_grows_the_read_box_as_one_int_per_axis_or_before_after_pairs(context, pairs):
+    middle = wa.blocks((40, 40), 10, context=context, clip=False)[5]  # index (1, 1): [10, 20) on both axes
+    assert middle.read_begin == tuple(b - before for b, (before, _) in zip(middle.begin, pairs, strict=True))
+    assert middle.read_end == tuple(e + after for e, (_, after) in zip(middle.end, pairs, strict=True))
+
+
+def test_read_boxes_are_clipped_to_the_array_unless_clip_is_false():
+    clipped, unclipped = wa.blocks((10, 10), 5, context=2)[0], wa.blocks((10, 10), 5, context=2, clip=False)[0]
+    assert (clipped.read_begin, clipped.read_end) == ((0, 0), (7, 7))
+    assert (unclipped.read_begin, unclipped.read_end) == ((-2, -2), (7, 7))
+
+
+def test_read_boxes_of_a_box_tiling_are_clipped_to_the_array_not_the_box():
+    first = wa.blocks((20, 20), 4, context=2, box=((3, 5), (14, 20)))[0]
+    assert first.read_begin == (1, 3)
+
+
+def test_len_blocks_by_id_index_of_and_index_agree():
+    tiling = wa.blocks((10, 7, 5), (4, 3, 5), context=1)
+    assert len(tiling) == 3 * 3 * 1 == len(list(tiling))
+    for b in tiling:
+        assert tiling[b.id] == b and tiling.index_of(b.begin) == b.id
+        assert b.id == np.ravel_multi_index(b.index, (3, 3, 1))
+
+
+def test_inner_crops_a_read_box_result_to_the_write_box():
+    values = np.arange(12 * 12).reshape(12, 12)
+    for b in wa.blocks(values.shape, 5, context=(1, (2, 0))):
+        read = values[tuple(map(slice, b.read_begin, b.read_end))]
+        assert np.array_equal(read[b.inner], values[tuple(map(slice, b.begin, b.end))])
+
+
+def test_at_start_and_at_end_say_where_a_write_box_touches_the_tiled_box():
+    tiling = wa.blocks((10, 10), (4, 10), box=((2, 0), (10, 10)))
+    assert [(b.at_start, b.at_end) for b in tiling] == [((True, True), (False, True)),
+                                                        ((False, True), (True, True))]
+
+
+def test_blocks_and_their_records_are_plain_and_picklable():
+    tiling = wa.blocks((10, 7), (4, 3), context=1)
+    assert pickle.loads(pickle.dumps(tiling)) == tiling
+    assert pickle.loads(pickle.dumps(tiling[4])) == tiling[4]
+
+
+@pytest.mark.parametrize(("call", "named"), [
+    (lambda: wa.blocks((10, 10), 0), "block_shape"),
+    (lambda: wa.blocks((10, 10), (4,)), "block_shape"),
+    (lambda: wa.blocks((10, 10), 4, context=-1), "context"),
+    (lambda: wa.blocks((10, 10), 4, context=((1, -1), 0)), "context"),
+    (lambda: wa.blocks((10, 10), 4, box=((0, 0), (11, 10))), "box"),
+    (lambda: wa.blocks((10, 10), 4, box=((5, 0), (4, 10))), "box"),
+])
+def test_bad_block_arguments_raise_naming_the_argument(call, named):
+    with pytest.raises(ValueError, match=rf"^{named}"):
+        call()
+
+
+def test_index_of_a_voxel_that_begins_no_block_raises():
+    with pytest.raises(ValueError, match=r"no block starts at \(1, 0\)"):
+        wa.blocks((10, 10), 4).index_of((1, 0))
+
+
+def test_a_block_id_past_the_end_raises_index_error():
+    with pytest.raises(IndexError, match="block id 9"):
+        wa.blocks((10, 10), 4)[9]
+
+
+# ---------------------------------------------------------------- on an array
+
+
+def test_vol_blocks_default_to_the_write_shape_so_default_blocks_are_aligned_writes(tmp_path):
+    vol = wa.create(tmp_path / "a.zarr" / "s0", (10, 12, 14), "uint8", 4, 2, chunks=2, shards=(4, 6, 14))
+    tiling = vol.blocks(context=1)
+    assert tiling.block_shape == vol.write_shape == (4, 6, 14)
+    expected = np.zeros(vol.shape, np.uint8)
+    for b in tiling:
+        vol.write_index(b.begin, b.end, np.full(b.shape, b.id + 1, np.uint8))  # raises unless whole units
+        expected[tuple(map(slice, b.begin, b.end))] = b.id + 1
+    assert np.array_equal(vol.read_index((0, 0, 0), vol.shape), expected) and expected.all()
+
+
+@pytest.mark.parametrize(("shards", "wanted"), [(None, (2, 3, 4)), ((4, 6, 8), (4, 6, 8))])
+def test_arraymeta_write_shape_is_the_shard_shape_when_sharded_else_the_chunk_shape(tmp_path, shards, wanted):
+    wa.create(tmp_path / "a.zarr" / "s0", (8, 12, 16), "uint8", 4, 2, chunks=(2, 3, 4), shards=shards)
+    assert wa.metadata(tmp_path / "a.zarr" / "s0", open=False).write_shape == wanted
+
+
+# ---------------------------------------------------------------- level_factors (Behaviour 19)
+
+
+def test_an_anisotropic_axis_stays_at_factor_1_until_the_others_reach_it():
+    schedule = wa.level_factors((30, 8, 8), max_levels=4)  # z, y, x in nm
+    sizes = [(30.0, 8.0, 8.0)]
+    for factors in schedule:
+        sizes.append(tuple(s * f for s, f in zip(sizes[-1], factors, strict=True)))
+    assert [f[0] for f in schedule] == [1, 1, 2, 2]  # z waits while y and x go 8 -> 16 -> 32
+    assert sizes[2] == (30.0, 32.0, 32.0) and sizes[3] == (60.0, 64.0, 64.0)
+
+
+def test_isotropic_data_gives_all_2s_at_every_level():
+    assert wa.level_factors((4, 4, 4), max_levels=5) == [(2, 2, 2)] * 5
+
+
+def test_the_schedule_stops_at_the_first_level_that_fits_stop_shape():
+    schedule = wa.level_factors((4, 4, 4), shape=(1000, 600, 300), stop_shape=(64, 64, 64))
+    shape = (1000, 600, 300)
+    for factors in schedule:
+        shape = wa.level_shape(shape, factors)
+    assert all(n <= 64 for n in shape) and len(schedule) == 4  # 1000 -> 500 -> 250 -> 125 -> 63
+
+
+def test_max_levels_caps_the_schedule_before_stop_shape_is_reached():
+    assert len(wa.level_factors((4, 4, 4), max_levels=2, shape=(1000,) * 3, stop_shape=(64,) * 3)) == 2
+
+
+@pytest.mark.parametrize(("kwargs", "named"), [
+    ({"voxel_size": (4, 4), "ratio": 0.5, "max_levels": 2}, "ratio"),
+    ({"voxel_size": (4, 4), "max_levels": -1}, "max_levels"),
+    ({"voxel_size": (4, 4), "stop_shape": (8, 8)}, "stop_shape"),
+    ({"voxel_size": (4, 4)}, "give max_levels"),
+    ({"voxel_size": (4, 0), "max_levels": 1}, "voxel_size"),
+])
+def test_bad_level_factors_arguments_raise_naming_them(kwargs, named):
+    with pytest.raises(ValueError, match=rf"^{named}"):
+        wa.level_factors(**kwargs)
