@@ -171,3 +171,59 @@ def test_max_levels_caps_the_schedule_before_stop_shape_is_reached():
 def test_bad_level_factors_arguments_raise_naming_them(kwargs, named):
     with pytest.raises(ValueError, match=rf"^{named}"):
         wa.level_factors(**kwargs)
+
+
+# ---------------------------------------------------------------- write_chunk
+
+
+def _array(tmp_path, **kwargs) -> wa.WorldArray:
+    args = dict(shape=(10, 12, 14), dtype="uint16", voxel_size=4, translation=2, chunks=(4, 4, 4))
+    args.update(kwargs)
+    return wa.create(tmp_path / "a.zarr" / "s0", **args)
+
+
+def test_write_chunk_writes_a_middle_unit_whole(tmp_path):
+    vol = _array(tmp_path)
+    data = np.arange(64, dtype="uint16").reshape(4, 4, 4)
+    vol.write_chunk((1, 1, 2), data)
+    written = vol.read_index((0, 0, 0), vol.shape)
+    assert np.array_equal(written[4:8, 4:8, 8:12], data) and written.sum() == data.sum()
+
+
+def test_write_chunk_of_a_clipped_last_unit_takes_its_clipped_shape(tmp_path):
+    vol = _array(tmp_path)
+    vol.write_chunk((2, 2, 3), np.full((2, 4, 2), 7, "uint16"))
+    assert (vol.read_index((8, 8, 12), (10, 12, 14)) == 7).all()
+
+
+def test_write_chunk_of_a_scalar_fills_the_unit(tmp_path):
+    vol = _array(tmp_path)
+    vol.write_chunk((0, 0, 0), 9)
+    assert (vol.read_index((0, 0, 0), (4, 4, 4)) == 9).all() and vol.read_index((4, 0, 0), (5, 1, 1)).item() == 0
+
+
+def test_write_chunk_on_a_sharded_array_writes_the_shard(tmp_path):
+    vol = _array(tmp_path, chunks=(2, 2, 2), shards=(4, 4, 4))
+    vol.write_chunk((1, 0, 0), np.ones((4, 4, 4), "uint16"))
+    assert vol.list_chunks() == [(1, 0, 0)]
+
+
+@pytest.mark.parametrize(("index", "data", "named"), [
+    ((3, 0, 0), 1, r"index is \(3, 0, 0\).*grid \(3, 3, 4\)"),
+    ((0, 0), 1, r"index is \(0, 0\)"),
+    ((0, 0, 0), np.ones((4, 4, 3), "uint16"), r"data has shape \(4, 4, 3\).*wants \(4, 4, 4\)"),
+])
+def test_write_chunk_with_a_bad_index_or_shape_raises_naming_them_and_writes_nothing(tmp_path, index, data, named):
+    vol = _array(tmp_path)
+    with pytest.raises(ValueError, match=named) as raised:
+        vol.write_chunk(index, data)
+    assert str(raised.value).startswith(vol.level_path)
+    assert vol.list_chunks() == []
+
+
+def test_write_chunk_on_a_select_handle_takes_the_handles_own_index(tmp_path):
+    _array(tmp_path, shape=(3, 8, 8, 8), axes=("c", "z", "y", "x"), chunks=(1, 4, 4, 4))
+    channel = wa.open(tmp_path / "a.zarr" / "s0", mode="r+", select={"c": 2})
+    channel.write_chunk((1, 0, 1), np.full((4, 4, 4), 5, "uint16"))
+    whole = wa.open(tmp_path / "a.zarr" / "s0").read_index((0, 0, 0, 0), (3, 8, 8, 8))
+    assert (whole[2, 4:8, 0:4, 4:8] == 5).all() and whole.sum() == 5 * 64

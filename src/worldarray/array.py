@@ -506,6 +506,15 @@ class WorldArray:
                           policy=retries or self.retries, path=self.level_path, remote=self.remote,
                           reach=self._opened.reach)
 
+    def write_chunk(self, index: Index, data: ArrayLike, *, retries: Retry | None = None) -> None:
+        """Write the write unit at ``index`` (the handle's axes) whole: ``data`` of that unit's clipped shape, or a
+        scalar that fills it; timed out and retried as ``write_index`` is."""
+        try:
+            begin, end = self._opened.frame.unit_box(index)
+        except ValueError as error:
+            raise ValueError(f"{self.level_path}: {error}") from None
+        self.write_index(begin, end, data, retries=retries)
+
     def write(self, box: BoxLike, data: ArrayLike, partial: bool = False, *,
               retries: Retry | None = None) -> None:
         """Write a world box: the voxels whose centres lie in it (Behaviour 2), then ``write_index``; nothing is

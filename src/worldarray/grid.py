@@ -84,6 +84,19 @@ class Frame:
         """The unit one writer may own, on the handle's axes: the shard shape when sharded, else the chunk shape."""
         return _write_shape(self.meta)
 
+    def unit_box(self, index: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The voxels [begin, end) of the write unit at ``index`` (the handle's axes), the last unit on an axis
+        clipped; ValueError naming the index and the unit grid when it is past the grid."""
+        unit, shape = self.write_shape, self.meta.shape
+        grid = tuple(-(-n // u) for n, u in zip(shape, unit, strict=True))
+        index = tuple(index)
+        if len(index) != len(grid) or not all(isinstance(i, (int, np.integer)) and 0 <= i < g
+                                              for i, g in zip(index, grid, strict=True)):
+            raise ValueError(f"index is {index!r}; expected {len(grid)} whole numbers inside the write-unit grid "
+                             f"{grid} (write_shape {unit} over shape {shape})")
+        begin = tuple(int(i) * u for i, u in zip(index, unit, strict=True))
+        return begin, tuple(min(b + u, n) for b, u, n in zip(begin, unit, shape, strict=True))
+
     def index_box(self, box: Any, target: Target | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The voxels whose centres lie in a world box (Behaviour 2), on the axes the box covers: the spatial axes,
         or every axis. ``target`` reads the spatial axes on a resample target's grid instead."""
