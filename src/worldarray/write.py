@@ -470,6 +470,11 @@ def create_level(level: Level, context: ts.Context | None) -> str:
     if made == "lost":  # the store said absent, then the array appeared: the winner's entry decides (A17)
         _adopt_listed(level, None)
         return fmt
+    if made == "maybe":  # ours or another creator's: a creator writes its entry at once, so wait for one first
+        listed = retry.poll(lambda: _listed_array(level))
+        if listed is not None:
+            adopt(level, listed)
+            return fmt
     if fmt == "zarr2" and level.attrs:
         store.update_document(level.path, ".zattrs", lambda found: dict(level.attrs) if found is None else found)
     write_entry(level, fmt, replace=made == "made")
