@@ -25,8 +25,6 @@ MODULES = sorted(SOURCE.glob("*.py"))
 HALF_VOXEL_ALLOWED = {
     ("resample.py", "position = centres - 0.5"):
         "Behaviour 4's source index p = (j + 1/2) t / s - 1/2: source voxel i is centred at index i",
-    ("grid.py", "tuple(t + s * (p + (k - 1) / 2) for s, t, k, p in zip(sizes, shifts, f, o, strict=True)))"):
-        "level_placement's (f - 1) / 2: a block of f voxels is centred (f - 1) / 2 voxels past its first",
     ("retry.py", "RACE_ATTEMPTS, RACE_DELAY = 5, 0.5"):
         "Behaviour 11's backoff of 0.5 s times the attempt: seconds, not voxels",
 }

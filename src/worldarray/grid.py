@@ -388,9 +388,11 @@ def level_placement(voxel_size: Sequence[float], translation: Sequence[float], f
     shifts = floats("translation", translation, (len(sizes),))
     f = _factors("factors", factors, len(sizes))
     o = _factors("origin", origin, len(sizes), whole=True)
-    # a block of f source voxels from origin has its centre (f - 1) / 2 source voxels past the first one's
-    return (tuple(s * k for s, k in zip(sizes, f, strict=True)),
-            tuple(t + s * (p + (k - 1) / 2) for s, t, k, p in zip(sizes, shifts, f, o, strict=True)))
+    # the level's voxel 0 starts at source voxel origin's corner and is f source voxels wide; its centre is the
+    # translation, by geometry's one corner-to-centre rule
+    level_sizes = tuple(s * k for s, k in zip(sizes, f, strict=True))
+    starts = tuple(c + s * p for c, s, p in zip(corners(shifts, sizes), sizes, o, strict=True))
+    return level_sizes, centres(starts, level_sizes)
 
 
 def level_shape(shape: Sequence[int], factors: float | Sequence[float], origin: int | Sequence[int] = 0
