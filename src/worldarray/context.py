@@ -10,6 +10,7 @@ opens that must stay atomic (creating an array, a conditional document write) th
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import os
 import threading
@@ -23,8 +24,8 @@ import tensorstore as ts
 from .diagnostics import logger
 
 __all__ = ["shared_context", "capped_context", "capped_context_spec", "retry_context", "locking_context",
-           "thread_budget", "watch", "stop_watchdog", "strands_tasks", "FILE_IO_FLOOR", "THREAD_VARIABLES",
-           "FREE_OF_STRANDS", "WATCH_PERIOD"]
+           "thread_budget", "one_request", "watch", "stop_watchdog", "strands_tasks", "FILE_IO_FLOOR",
+           "THREAD_VARIABLES", "FREE_OF_STRANDS", "WATCH_PERIOD"]
 
 #: Where ``thread_budget`` looks, in order: the first positive whole number wins.
 THREAD_VARIABLES = ("WORLDARRAY_THREADS", "OMP_NUM_THREADS", "LSB_DJOB_NUMPROC", "SLURM_CPUS_PER_TASK", "NSLOTS")
@@ -135,6 +136,25 @@ def _made(spec: dict, parent: ts.Context | None = None) -> ts.Context:
                 _degraded.add(missing)
                 logger.warning("tensorstore %s has no context resource %r; contexts are made without it (%s)",
                                importlib.metadata.version("tensorstore"), missing, error)
+
+
+@functools.cache
+def one_request() -> dict:
+    """The ``*_request_retries`` setting under which tensorstore sends a request once, leaving every retry to the
+    package: ``max_retries`` 0, or 1 on releases before 0.1.86, which refuse 0 and count ``max_retries`` as attempts
+    (measured on 0.1.72: a document answering 503 forever is asked six times in all, as on 0.1.86).
+
+    >>> one_request()["max_retries"] in (0, 1)
+    True
+    """
+    try:
+        ts.Context({"http_request_retries": {"max_retries": 0}})
+    except ValueError as error:
+        logger.info("tensorstore %s refuses max_retries 0 (%s); requests the package retries itself use "
+                    "max_retries 1, one attempt there", importlib.metadata.version("tensorstore"),
+                    str(error).split(" [")[0])
+        return {"max_retries": 1}
+    return {"max_retries": 0}
 
 
 def shared_context(cache_bytes: int = 0, threads: int | None = None, file_io_floor: int | None = None, *,

@@ -16,8 +16,6 @@ call. The path helpers of ``paths`` are public here too.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import importlib.metadata
 import json
 import os
 import threading
@@ -28,7 +26,7 @@ from typing import Any, TypeVar
 import tensorstore as ts
 
 from . import machine, retry
-from .context import locking_context, shared_context, watch
+from .context import locking_context, one_request, shared_context, watch
 from .diagnostics import logger
 from .machine import aws_credentials_configured, on_google_cloud
 from .paths import REMOTE_SCHEMES, basename, is_remote, is_root, join, normalize, parent, scheme, split, url
@@ -36,7 +34,7 @@ from .paths import REMOTE_SCHEMES, basename, is_remote, is_root, join, normalize
 __all__ = [
     "GUARD_GCE_METADATA", "Way", "basename", "guard_gce_metadata", "is_refusal", "is_remote", "is_root", "join",
     "list_keys", "normalize", "on_google_cloud", "open_kvstore", "on_ways", "parent", "read_documents", "scheme",
-    "asks_once", "update_document", "url", "ways", "with_fallback", "write_documents",
+    "update_document", "url", "ways", "with_fallback", "write_documents",
 ]  # fmt: skip
 
 T = TypeVar("T")
@@ -47,12 +45,9 @@ GUARD_GCE_METADATA = True
 _DRIVERS = {"file": "file", "memory": "memory", "http": "http", "https": "http", "s3": "s3", "gs": "gcs"}
 _REFUSALS = ("PERMISSION_DENIED", "UNAUTHENTICATED")
 _GCS_PUBLIC_URL = "https://storage.googleapis.com"
-# tensorstore asks for a document once: its retries are read_documents' alone (retry.ERROR_PAUSES after an error
-# answer, the governing policy's attempts after no answer), so the two budgets are spent in one place.
-_METADATA_RETRIES = {"max_retries": 0}
-# Releases before 0.1.86 refuse max_retries 0 and count max_retries as attempts, so 1 asks once there too
-# (measured on 0.1.72: a document answering 503 forever is asked six times in all, as on 0.1.86).
-_LEAST_RETRIES = {"max_retries": 1}
+# tensorstore asks for a document once (``context.one_request``): its retries are read_documents' alone
+# (retry.ERROR_PAUSES after an error answer, the governing policy's attempts after no answer), so the two budgets
+# are spent in one place.
 _RETRY_RESOURCES = {"s3": "s3_request_retries", "gcs": "gcs_request_retries", "http": "http_request_retries"}
 _lock = threading.Lock()
 _remembered: dict[tuple[str, str], str] = {}
@@ -318,27 +313,9 @@ def open_kvstore(spec: dict, context: ts.Context | None = None, *, timeout: floa
 # -- documents -------------------------------------------------------------------------------------------
 
 
-@functools.cache
-def asks_once() -> bool:
-    """Whether the tensorstore in use takes ``max_retries`` 0 (a request sent once, every retry the package's);
-    False logs once that ``max_retries`` 1, which such a release reads as one attempt, is used instead.
-
-    >>> isinstance(asks_once(), bool)
-    True
-    """
-    try:
-        ts.Context({"http_request_retries": dict(_METADATA_RETRIES)})
-    except ValueError as error:
-        logger.info("tensorstore %s refuses max_retries 0 (%s); metadata requests use max_retries 1, one attempt "
-                    "there", importlib.metadata.version("tensorstore"), str(error).split(" [")[0])
-        return False
-    return True
-
-
 def _metadata_spec(way: Way) -> dict:
     resource = _RETRY_RESOURCES.get(way.spec["driver"])
-    retries = _METADATA_RETRIES if asks_once() else _LEAST_RETRIES
-    return {**way.spec, "context": {resource: dict(retries)}} if resource else way.spec
+    return {**way.spec, "context": {resource: one_request()}} if resource else way.spec
 
 
 def _start_reads(way: Way, requests: Sequence[_Request], context, wait: float) -> dict[_Request, Any]:
