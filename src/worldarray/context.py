@@ -251,9 +251,11 @@ def _release() -> tuple[int, ...]:
     return tuple(int(part) for part in importlib.metadata.version("tensorstore").split(".")[:3] if part.isdigit())
 
 
+@functools.cache
 def strands_tasks() -> bool:
     """Whether the tensorstore in use is older than ``FREE_OF_STRANDS``, so a queued task may be left with no thread
-    (a pool's worker leaving just as the task arrives) and the watchdog runs."""
+    (a pool's worker leaving just as the task arrives) and the watchdog runs; asked once per process, since every
+    open asks it."""
     return _release() < FREE_OF_STRANDS
 
 
