@@ -11,7 +11,8 @@ from .context import capped_context, capped_context_spec, shared_context, thread
 from .detect import Node, detect
 from .diagnostics import MetadataWarning
 from .geometry import Box, as_box, corner_to_centre, default_axes, index_range
-from .grid import level_factors
+from .factors import level_factors
+from .grid import Grid
 from .handle import metadata, open_tensorstore
 from .keys import chunk_key, list_chunk_keys, parse_chunk_key
 from .levels import select_level
@@ -27,6 +28,7 @@ __all__ = [
     "ArrayMeta",
     "Block",
     "Box",
+    "Grid",
     "MetadataWarning",
     "Node",
     "Pyramid",

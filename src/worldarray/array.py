@@ -20,9 +20,9 @@ from tensorstore import Context, TensorStore
 from . import resample, retry, store, write
 from .blocks import Blocks, blocks
 from .geometry import Box, BoxLike, padded
-from .grid import Target, target_grid
+from .grid import Grid, Target, onto, target_grid
 from .handle import (METHODS, Index, Masked, Opened, Options, Padding, PathLike, Sizes, Transform, checked_padding,
-                     one_of, open_level, pinned)
+                     one_of, open_level, pinned, then)
 from .keys import chunk_indices, chunk_key, key_format, parse_chunk_key
 from .levels import Level
 from .metadata import ArrayMeta
@@ -332,15 +332,7 @@ class WorldArray:
     def _fetch(self, view: TensorStore, nbytes: int, retries: Retry | None) -> np.ndarray:
         """Read a view of ``nbytes`` under the retry policy (Behaviour 6): attempt 1 inline, the loop only after a
         failure."""
-        policy, opened = retries or self._options.retries or _NO_POLICY, self._opened
-        # Behaviour 6's formula gives the floor up to floor_bytes: the read path computes nothing it need not
-        timeout = policy.timeout or (retry.FLOOR if nbytes <= opened.floor_bytes
-                                     else policy.attempt_timeout(nbytes, opened.remote))
-        future = view.read()  # Retry.run's attempt 1, inline: the read path is measured against tensorstore's own
-        try:
-            return future.result(timeout=timeout)
-        except Exception as error:  # later attempts send new requests rather than join the one pending
-            return policy.resume(error, future, lambda: opened.reach.read(view), timeout, opened.level_path)
+        return self._opened.fetch(view, nbytes, retries or self._options.retries or _NO_POLICY)
 
     def _resampled(self, view, kept, begin, end, target: Target, method, padding, mask, retries, transform,
                    post_transform):
@@ -431,9 +423,38 @@ class WorldArray:
         if strict:
             frame.check_aligned(box, target)
         begin, end = frame.index_box(box, target)
+        return self._read_box(begin, end, target, padding, method, mask, retries, transform, post_transform, select)
+
+    def read_onto(self, grid: Grid, begin: Index | None = None, end: Index | None = None, *,
+                  padding: Padding | None = None, method: str | None = None, mask: bool = False,
+                  retries: Retry | None = None, transform: Transform | None = None,
+                  post_transform: Transform | None = None, select: Mapping[str, int] | None = None
+                  ) -> np.ndarray | Masked:
+        """Read the voxels [begin, end) of a ``wa.Grid``'s spatial axes (the whole grid by default), exactly
+        ``end - begin`` on each, from this array (A1); other axes as ``read`` reads them.
+
+        At this array's voxel size nothing is resampled, whatever the sub-voxel shift between the grids: each grid
+        voxel takes the stored voxel whose centre lies in it, under either method. At another size the array is
+        resampled onto the grid (Behaviour 4). The grid's units are converted to the handle's; its spatial axis
+        names must be the handle's (ValueError naming both). The keywords are ``read``'s.
+
+        >>> vol = wa.create("memory://doc/onto.zarr/s0", (8,), "uint8", 4, 2, axes=("x",), chunks=8)
+        >>> vol.write_index((0,), (8,), np.arange(8, dtype="uint8"))
+        >>> vol.read_onto(wa.Grid(3, 4, 5.5, axes=("x",)))
+        array([1, 2, 3], dtype=uint8)
+        """
+        if method is not None:
+            one_of("method", method, METHODS)
+        begin, end, target = onto(self._opened.frame, grid, begin, end)
+        return self._read_box(begin, end, target, padding, method, mask, retries, transform, post_transform, select)
+
+    def _read_box(self, begin, end, target, padding, method, mask, retries, transform, post_transform, select):
+        """Voxels [begin, end) over the spatial axes or every axis: of ``target`` when given, else stored."""
+        opened = self._opened
+        frame = opened.frame
         if len(begin) < len(opened.shape):
             begin, end = frame.whole(begin, end)
-        view, shape, kept = opened.store, opened.shape, None
+        view, shape, kept = opened.store, opened.shape if not frame.resampled else frame.source.shape, None
         if select is not None:
             view, kept = self._pinned(select)
             begin, end = tuple(begin[i] for i in kept), tuple(end[i] for i in kept)
@@ -442,7 +463,7 @@ class WorldArray:
             return self._resampled(view, kept, begin, end, target, method or self._options.method, padding, mask,
                                    retries, transform, post_transform)
         if post_transform is not None:
-            transform = _then(transform or self._options.transform, post_transform)
+            transform = then(transform or self._options.transform, post_transform)
         return self._read_voxels(view, shape, begin, end, padding, mask, retries, transform)
 
     def list_chunks(self) -> list[tuple[int, ...]]:
@@ -565,12 +586,6 @@ def _restore(cls: type[WorldArray], path: str, options: Options, context: Contex
     obj.__dict__.update(extra)
     WorldArray._open(obj, path, options, context)
     return obj
-
-
-def _then(first: Transform | None, second: Transform) -> Transform:
-    if first is None:
-        return second
-    return lambda data: second(first(data))
 
 
 #: ``wa.open(path, ...)`` opens one level for reading in world coordinates: the WorldArray constructor itself.

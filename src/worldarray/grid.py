@@ -3,8 +3,7 @@
 It starts from the stored level's placement in the units asked for (``base_voxel_size`` rescaling it when given),
 applies the level policy when the level is not at the voxel size asked for (keep, relabel, resample onto Behaviour
 4's target grid, or refuse), and drops the axes ``select`` pins. Every question about where a handle's voxels lie
-(its box, the voxels a world box selects, a resample target, the write units a box touches) is answered here, and
-so is the grid of a level made from another by whole-block factors (``level_placement``, ``level_shape``).
+(its box, the voxels a world box selects, a resample target, the write units a box touches) is answered here.
 """
 
 from __future__ import annotations
@@ -18,14 +17,16 @@ from typing import Any
 import numpy as np
 
 from .fields import Placement
-from .geometry import (RTOL, Box, as_box, ceil_snapped, centre_of, centre_rule, centres, corners, default_axes, floats,
-                       on_grid, one_number, over_axes, per_axis, same, spatial_indices)
+from .blocks import Blocks, blocks
+from .geometry import (Box, as_box, centre_of, centre_rule, centres, corners, default_axes, on_grid, one_number,
+                       over_axes, per_axis, same, spatial_indices)
 from .metadata import ArrayMeta
+from .ome import axis_units
 from .resample import plan_read, target_extent
 from .units import NANOMETER, Request, UnitsArgument, convert
 
 __all__ = ["Frame", "frame_of", "rescaled", "base_rescale", "target_grid", "resample_target", "anchor_of", "pins_of",
-           "box_bounds", "spatial_placement", "level_placement", "level_shape", "derived_level", "level_factors"]
+           "box_bounds", "spatial_placement", "Grid", "whole_numbers", "shard_shape"]
 
 #: A resample target: the target voxel sizes and the corner of target voxel 0, per spatial axis.
 Target = tuple[tuple[float, ...], tuple[float, ...]]
@@ -357,120 +358,173 @@ def frame_of(source: ArrayMeta, voxel_size: float | Sequence[float] | None, poli
     return Frame(_dropped(grid, pins), _dropped(base, pins), base, resampled, pins)
 
 
-# ---------------------------------------------------------------- a level made by whole-block factors (no I/O)
+# ---------------------------------------------------------------- a grid without a store (Behaviour 17)
 
 
-def _factors(label: str, value: Any, ndim: int, *, whole: bool = False) -> tuple[float, ...]:
-    """One number for every axis, or one per axis: factors (> 0, whole or not) and origins (whole, >= 0)."""
-    wanted = "whole numbers >= 0" if whole else "finite numbers > 0"
-    try:
-        values = per_axis(value, ndim, label, positive=not whole)
-    except ValueError:
-        values = ()
-    if len(values) != ndim or (whole and not all(v >= 0 and v.is_integer() for v in values)):
-        raise ValueError(f"{label} is {value!r}; expected {wanted}: one number, or {ndim} (one per axis)")
-    return values
+def whole_numbers(label: str, values: Any, ndim: int, low: int = 1) -> tuple[int, ...]:
+    """One whole number for every axis, or one per axis, each >= ``low``; ValueError naming the argument else."""
+    items = (values,) * ndim if isinstance(values, (int, np.integer)) else tuple(values)
+    if len(items) != ndim or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= low
+                                     for v in items):
+        raise ValueError(f"{label} is {values!r}; expected {ndim} whole numbers >= {low}, one per axis")
+    return tuple(int(v) for v in items)
 
 
-def level_placement(voxel_size: Sequence[float], translation: Sequence[float], factors: float | Sequence[float],
-                    origin: int | Sequence[int] = 0) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    """Return ``(voxel_size, translation)`` of the level whose voxel j covers source voxels origin + j f .. + f - 1.
+def shard_shape(shards: int | Sequence[int] | None, chunks: tuple[int, ...] | None, axes: tuple[str, ...],
+                format: str | None = None) -> tuple[int, ...] | None:
+    """The shard shape: whole chunks on every axis, and zarr v3 only."""
+    if shards is None:
+        return None
+    if chunks is None:
+        raise ValueError(f"shards is {shards!r} and chunks is None; a shard is a whole number of chunks, so give both")
+    found = whole_numbers("shards", shards, len(chunks))
+    bad = [f"axis {axes[i]}: {s} is not a multiple of {c}"
+           for i, (s, c) in enumerate(zip(found, chunks, strict=True)) if s % c]
+    if bad:
+        raise ValueError(f"shards is {found}; expected a whole number of chunks {chunks} per axis ({'; '.join(bad)})")
+    if format == "zarr2":
+        raise ValueError("shards is set, and format is 'zarr2'; sharding is zarr v3 only")
+    return found
 
-    Per axis ``(voxel_size * f, translation + voxel_size * (origin + (f - 1) / 2))``: the centre a block mean
-    produces (Convention 1's BigDataViewer rule inverted). ``voxel_size`` and ``translation`` are the source
-    grid's, one entry per axis placed; ``factors`` one number or one per axis, > 0, whole or not; ``origin`` one
-    whole number >= 0 or one per axis. Raises ValueError naming the argument and value otherwise.
 
-    >>> level_placement((4.0,), (2.0,), 2)
-    ((8.0,), (4.0,))
+class Grid:
+    """A WorldArray without a store: shape, placement, axes, units, chunks and shards, and every answer about where
+    its voxels lie, given by the same ``Frame`` a handle of those facts has (Behaviour 17).
+
+    ``voxel_size`` and ``translation`` are one number, one per spatial axis or one per axis, ``translation`` the
+    centre of voxel 0; ``units`` as ``wa.create`` takes them. Without ``chunks`` the whole grid is one write unit.
+    Equal facts make equal grids; a grid pickles by its facts.
+
+    >>> g = Grid((10, 10), 8, 4, chunks=4)
+    >>> g.corner, g.write_shape, g.index_box(((0.0, 0.0), (16.0, 16.0)))
+    ((0.0, 0.0), (4, 4), ((0, 0), (2, 2)))
     """
-    sizes = floats("voxel_size", voxel_size, positive=True)
-    shifts = floats("translation", translation, (len(sizes),))
-    f = _factors("factors", factors, len(sizes))
-    o = _factors("origin", origin, len(sizes), whole=True)
-    # the level's voxel 0 starts at source voxel origin's corner and is f source voxels wide; its centre is the
-    # translation, by geometry's one corner-to-centre rule
-    level_sizes = tuple(s * k for s, k in zip(sizes, f, strict=True))
-    starts = tuple(c + s * p for c, s, p in zip(corners(shifts, sizes), sizes, o, strict=True))
-    return level_sizes, centres(starts, level_sizes)
+
+    __slots__ = ("frame", "chunks", "shards")
+    frame: Frame
+    chunks: tuple[int, ...] | None
+    shards: tuple[int, ...] | None
+
+    def __init__(self, shape: int | Sequence[int], voxel_size: Any, translation: Any, axes: Sequence[str] | None = None,
+                 units: UnitsArgument = NANOMETER, chunks: int | Sequence[int] | None = None,
+                 shards: int | Sequence[int] | None = None) -> None:
+        found = whole_numbers("shape", shape, 1 if isinstance(shape, (int, np.integer)) else len(tuple(shape)), 0)
+        ndim = len(found)
+        names = tuple(default_axes(ndim) if axes is None else axes)
+        if len(names) != ndim or len(set(names)) != ndim or not all(isinstance(a, str) and a for a in names):
+            raise ValueError(f"axes is {axes!r}; expected {ndim} distinct names, one per axis")
+        spatial = spatial_indices(names)
+        unit_names = axis_units(names, units)
+        units_of = tuple(NANOMETER if i in spatial and not u else u for i, u in enumerate(unit_names))
+        chunk_shape = None if chunks is None else whole_numbers("chunks", chunks, ndim)
+        shard_shape_ = shard_shape(shards, chunk_shape, names)
+        meta = ArrayMeta(found, np.dtype("float64"), chunk_shape or tuple(max(n, 1) for n in found), names, True,
+                         units_of, over_axes(voxel_size, ndim, spatial, 1.0, "voxel_size", positive=True),
+                         over_axes(translation, ndim, spatial, 0.0, "translation"), "zarr3", "",
+                         shard_shape=shard_shape_)
+        for name, value in (("frame", Frame(meta, meta, meta)), ("chunks", chunk_shape), ("shards", shard_shape_)):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Grid is immutable; {name} cannot be set")
+
+    @classmethod
+    def from_meta(cls, meta: ArrayMeta, voxel_size: Any = None) -> Grid:
+        """The grid of an array (``wa.metadata(path)``, ``vol.meta`` or ``vol.grid``), its chunks and shards too; with
+        ``voxel_size``, Behaviour 4's target grid over it: anchored at its corner, ``ceil(n * s / t)`` voxels."""
+        if not isinstance(meta, ArrayMeta):
+            raise ValueError(f"meta is a {type(meta).__name__}; expected an ArrayMeta (wa.metadata(path) or vol.meta)")
+        if voxel_size is not None:
+            meta = resample_target(meta, per_axis(one_number(voxel_size), len(meta.spatial), "voxel_size",
+                                                  positive=True), None)
+        return cls(meta.shape, meta.voxel_size, meta.translation, meta.axes, meta.units, meta.chunk_shape,
+                   meta.shard_shape)
+
+    def meta(self, dtype: Any) -> ArrayMeta:
+        """The ArrayMeta ``wa.create(path, grid=self, dtype=dtype)`` gives, on every field a grid knows; path "",
+        format "zarr3", no attributes and no fill value, which are the store's."""
+        return dataclasses.replace(self.frame.meta, dtype=dtype)
+
+    # ------------------------------------------------------------ the answers a WorldArray of these facts gives
+
+    shape = property(lambda self: self.frame.meta.shape, doc="The number of voxels per axis.")
+    ndim = property(lambda self: self.frame.meta.ndim, doc="The number of axes.")
+    axes = property(lambda self: self.frame.meta.axes, doc="The axis names.")
+    units = property(lambda self: self.frame.meta.units, doc="The unit of each axis ('' where none).")
+    spatial = property(lambda self: self.frame.spatial, doc="The indices of the spatial axes.")
+    voxel_size = property(lambda self: self.frame.voxel_size, doc="The voxel size per spatial axis.")
+    translation = property(lambda self: self.frame.translation, doc="Voxel 0's centre per spatial axis.")
+    corner = property(lambda self: self.frame.corner, doc="Voxel 0's corner per spatial axis.")
+    box = property(lambda self: self.frame.box, doc="The extent on the spatial axes.")
+    write_shape = property(lambda self: self.frame.write_shape, doc="The shard shape, else the chunk shape.")
+
+    def index_box(self, box: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The voxels whose centres lie in a world box (Behaviour 2), on the axes the box covers."""
+        return self.frame.index_box(box)
+
+    def chunks_covering(self, begin: Sequence[int], end: Sequence[int], write: bool = False) -> list[tuple[int, ...]]:
+        """The indices of the chunks (``write=True``: the write units) holding the voxels [begin, end)."""
+        return self.frame.chunks_covering(begin, end, write)
+
+    def blocks(self, block_shape: int | Sequence[int] | None = None, context: Any = 0, box: Any = None,
+               clip: bool = True) -> Blocks:
+        """``wa.blocks`` over this grid's shape, ``block_shape`` by default its ``write_shape``."""
+        return blocks(self.shape, self.write_shape if block_shape is None else block_shape, context, box, clip)
+
+    def _facts(self) -> tuple[Any, ...]:
+        meta = self.frame.meta
+        return meta.shape, meta.voxel_size, meta.translation, meta.axes, meta.units, self.chunks, self.shards
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return Grid, self._facts()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Grid) and self._facts() == other._facts()
+
+    def __hash__(self) -> int:
+        return hash(self._facts())
+
+    def __repr__(self) -> str:
+        names = ("shape", "voxel_size", "translation", "axes", "units", "chunks", "shards")
+        return "Grid(" + ", ".join(f"{n}={v!r}" for n, v in zip(names, self._facts(), strict=True)) + ")"
 
 
-def level_shape(shape: Sequence[int], factors: float | Sequence[float], origin: int | Sequence[int] = 0
-                ) -> tuple[int, ...]:
-    """Return the shape of the level made by ``factors`` from source voxel ``origin``: ``ceil((n - origin) / f)``.
-
-    The quotient is snapped to a whole number within 1e-6 first, so float noise adds no voxel. Raises
-    ValueError naming the argument and value for a shape not whole, a factor not > 0, or an origin not whole,
-    negative, or at or past the end of its axis.
-
-    >>> level_shape((10, 9), 2, origin=(0, 1))
-    (5, 4)
-    """
-    sizes = floats("shape", shape)
-    if not all(n >= 0 and n.is_integer() for n in sizes):
-        raise ValueError(f"shape is {shape!r}; expected whole numbers >= 0")
-    f = _factors("factors", factors, len(sizes))
-    o = _factors("origin", origin, len(sizes), whole=True)
-    for axis, (n, p) in enumerate(zip(sizes, o, strict=True)):
-        if p >= n:
-            raise ValueError(f"origin is {origin!r}; expected less than shape {tuple(shape)!r} on axis {axis}")
-    return tuple(ceil_snapped((n - p) / k) for n, k, p in zip(sizes, f, o, strict=True))
-
-
-def derived_level(source: ArrayMeta, factors: Any, origin: Any, voxel_size: Any, translation: Any,
-                  shape: Any, name: str) -> tuple[Any, Any, Any]:
-    """``add_level``'s placement and shape: as given, else by ``level_placement`` and ``level_shape`` over ``source``,
-    factors and origin given over its spatial axes (one number meaning each) or over every axis."""
-    if factors is not None:
-        factors = over_axes(factors, source.ndim, source.spatial, 1.0, "factors", positive=True)
-        origin = over_axes(origin, source.ndim, source.spatial, 0.0, "origin")
-    if voxel_size is None or translation is None:
-        if factors is None:
-            raise ValueError(f"add_level {name!r}: give factors (with origin), or voxel_size and translation")
-        placed = level_placement(source.voxel_size, source.translation, factors, origin)
-        voxel_size = placed[0] if voxel_size is None else voxel_size
-        translation = placed[1] if translation is None else translation
-    if shape is None:
-        if factors is None:
-            raise ValueError(f"add_level {name!r}: give shape, or factors to derive it from the level it is made from")
-        shape = level_shape(source.shape, factors, origin)
-    return voxel_size, translation, shape
+def onto(frame: Frame, grid: Grid, begin: Sequence[int] | None, end: Sequence[int] | None
+         ) -> tuple[tuple[int, ...], tuple[int, ...], Target | None]:
+    """What ``read_onto`` reads (A1), on the handle's spatial axes: the stored voxels [first, last) that are the
+    grid's voxels [begin, end) when the grid has the stored voxel size, each grid voxel taking the stored voxel whose
+    centre lies in it (target None); else the grid's voxels [begin, end) and the target grid to resample onto."""
+    if not isinstance(grid, Grid):
+        raise ValueError(f"grid is a {type(grid).__name__}; expected a wa.Grid")
+    mine = tuple(frame.meta.axes[i] for i in frame.spatial)
+    theirs = tuple(grid.axes[i] for i in grid.spatial)
+    if mine != theirs:
+        raise ValueError(f"{frame.meta.path}: the grid's spatial axes are {theirs} and this array's are {mine}; "
+                         "read_onto needs the same spatial axes in the same order")
+    shape = tuple(grid.shape[i] for i in grid.spatial)
+    first = (0,) * len(shape) if begin is None else _voxels("begin", begin, len(shape))
+    last = shape if end is None else _voxels("end", end, len(shape))
+    if any(b > e for b, e in zip(first, last, strict=True)):
+        raise ValueError(f"begin {first} is after end {last}")
+    meta = grid.frame.meta
+    targets: list[str | None] = [None] * meta.ndim
+    for k, i in enumerate(grid.spatial):  # a spatial axis with no unit is in nanometres, on either side
+        targets[i] = frame.meta.units[frame.spatial[k]] or NANOMETER
+    sizes_, shifts_, _ = convert(meta.voxel_size, meta.translation, meta.units, targets, grid.spatial,
+                                 where="read_onto grid")
+    sizes = tuple(sizes_[i] for i in grid.spatial)
+    corner = corners(tuple(shifts_[i] for i in grid.spatial), sizes)
+    if not same(sizes, tuple(frame.source.voxel_size[i] for i in frame.spatial)):
+        return first, last, (sizes, corner)
+    starts = [c + b * s for c, b, s in zip(corner, first, sizes, strict=True)]  # the corner of grid voxel `begin`
+    stored = tuple(zip((frame.source.translation[i] for i in frame.spatial), sizes, strict=True))
+    at, _ = centre_rule(starts, starts, stored)
+    return at, tuple(a + e - b for a, b, e in zip(at, first, last, strict=True)), None
 
 
-def level_factors(voxel_size: Sequence[float], ratio: float = 1.5, max_levels: int | None = None,
-                  stop_shape: Sequence[int] | None = None, shape: Sequence[int] | None = None
-                  ) -> list[tuple[int, ...]]:
-    """Per level to add, each level's factors over the level before: 2 on every axis whose voxel is within ``ratio``
-    of the level's smallest, 1 elsewhere (Behaviour 19); until ``max_levels`` levels, or until a level's shape
-    (from ``shape``) fits within ``stop_shape``, or until nothing would shrink.
-
-    An anisotropic axis waits at 1 until the others catch up; isotropic data gives all 2s at every level.
-
-    >>> level_factors((8, 8, 30), max_levels=3)
-    [(2, 2, 1), (2, 2, 1), (2, 2, 2)]
-    """
-    sizes = list(floats("voxel_size", voxel_size, positive=True))
-    if not (isinstance(ratio, (int, float)) and not isinstance(ratio, bool) and ratio >= 1):
-        raise ValueError(f"ratio is {ratio!r}; expected a number >= 1")
-    if max_levels is not None and (isinstance(max_levels, bool) or not isinstance(max_levels, int) or max_levels < 0):
-        raise ValueError(f"max_levels is {max_levels!r}; expected a whole number >= 0")
-    if stop_shape is not None and shape is None:
-        raise ValueError("stop_shape is given without shape; give the base level's shape to compare with it")
-    if max_levels is None and shape is None:
-        raise ValueError("give max_levels, or shape (with stop_shape) to stop at; the schedule has no end otherwise")
-    current = list(level_shape(shape, 1)) if shape is not None else None
-    goal = tuple(floats("stop_shape", stop_shape, (len(sizes),))) if stop_shape is not None else None
-    out: list[tuple[int, ...]] = []
-    while max_levels is None or len(out) < max_levels:
-        if current is not None and (goal is not None and all(n <= g for n, g in zip(current, goal, strict=True))):
-            break
-        smallest = min(sizes)
-        factors = tuple(2 if s <= smallest * ratio * (1 + RTOL) else 1 for s in sizes)
-        if current is not None:
-            shrunk = list(level_shape(current, factors))
-            if shrunk == current:
-                break
-            current = shrunk
-        out.append(factors)
-        sizes = [s * f for s, f in zip(sizes, factors, strict=True)]
-    return out
+def _voxels(label: str, values: Any, ndim: int) -> tuple[int, ...]:
+    """One whole number per spatial axis, negative ones too (voxels before the grid are read as padding)."""
+    items = tuple(values)
+    if len(items) != ndim or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in items):
+        raise ValueError(f"{label} is {values!r}; expected {ndim} whole numbers, one per spatial axis of the grid")
+    return tuple(int(v) for v in items)

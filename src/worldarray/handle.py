@@ -27,7 +27,7 @@ from .retry import Retry
 from .units import NANOMETER, Request, UnitsArgument
 
 __all__ = ["Options", "Opened", "open_level", "pinned", "checked_padding", "metadata", "open_tensorstore",
-           "PathLike", "Sizes", "Padding", "Transform", "Index", "Masked", "METHODS"]
+           "PathLike", "Sizes", "Padding", "Transform", "Index", "Masked", "METHODS", "then"]
 
 #: What fills the part of a read outside the data: a value the dtype holds, or "edge" (the nearest stored voxel).
 Padding: TypeAlias = "float | str"
@@ -116,6 +116,24 @@ class Opened:
         object.__setattr__(self, "shape", self.frame.meta.shape)
         object.__setattr__(self, "itemsize", self.frame.dtype.itemsize)
 
+    def fetch(self, view: ts.TensorStore, nbytes: int, policy: Retry) -> np.ndarray:
+        """Read a view of ``nbytes`` under the retry policy (Behaviour 6): attempt 1 inline, the loop only after a
+        failure."""
+        # Behaviour 6's formula gives the floor up to floor_bytes: the read path computes nothing it need not
+        timeout = policy.timeout or (retry.FLOOR if nbytes <= self.floor_bytes
+                                     else policy.attempt_timeout(nbytes, self.remote))
+        future = view.read()  # Retry.run's attempt 1, inline: the read path is measured against tensorstore's own
+        try:
+            return future.result(timeout=timeout)
+        except Exception as error:  # later attempts send new requests rather than join the one pending
+            return policy.resume(error, future, lambda: self.reach.read(view), timeout, self.level_path)
+
+
+def then(first: Transform | None, second: Transform) -> Transform:
+    """``second`` applied after ``first`` (after nothing when ``first`` is None)."""
+    if first is None:
+        return second
+    return lambda data: second(first(data))
 
 def _base_unit(options: Options) -> str:
     """The unit ``base_voxel_size`` is in: ``base_units``, else the spatial unit asked for, else nanometres."""

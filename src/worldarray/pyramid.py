@@ -20,12 +20,12 @@ from . import retry, store, write
 from .array import WorldArray
 from .detect import Gathered, gather, source_of
 from .fields import Placement
-from .grid import spatial_placement
+from .factors import derived_level
+from .grid import Grid, spatial_placement
 from .handle import MODES, PathLike, Sizes, one_of
 from .levels import Level, group_source, level_names, listed_by_parent, pick, select_level
 from .metadata import ArrayMeta, level_placements, parse
 from .units import NANOMETER, UnitsArgument
-from .grid import derived_level
 from .write import Codecs, codecs_of
 
 __all__ = ["Pyramid", "open_pyramid", "create"]
@@ -44,8 +44,9 @@ def _group_of(found: Gathered) -> Gathered:
                      "group")
 
 
-def create(path: PathLike, shape: int | Sequence[int], dtype: DTypeLike, voxel_size: Sizes, translation: Sizes, *,
-           axes: Sequence[str] | None = None, units: UnitsArgument = NANOMETER,
+def create(path: PathLike, shape: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
+           voxel_size: Sizes | None = None, translation: Sizes | None = None, *, grid: Grid | None = None,
+           axes: Sequence[str] | None = None, units: UnitsArgument = None,
            chunks: int | Sequence[int] | None = None,
            shards: int | Sequence[int] | None = None, fill_value: float = 0, codecs: Codecs = "zstd",
            format: str | None = None, attrs: Mapping[str, Any] | None = None,
@@ -66,8 +67,11 @@ def create(path: PathLike, shape: int | Sequence[int], dtype: DTypeLike, voxel_s
     voxel_size, translation
         The spatial placement in ``units``: one number for every spatial axis, one per spatial axis, or one per
         axis. ``translation`` is the centre of voxel 0.
+    grid
+        A ``wa.Grid`` that gives shape, placement, axes, units, chunks and shards instead (none of them given too).
     axes, units
-        Axis names (default ``wa.default_axes(ndim)``) and units, as ``wa.ome_multiscales`` takes them.
+        Axis names (default ``wa.default_axes(ndim)``) and units (default "nanometer"), as ``wa.ome_multiscales``
+        takes them.
     chunks
         Required: the storage chunk (the inner chunk when sharded); the package never picks one.
     shards
@@ -97,6 +101,16 @@ def create(path: PathLike, shape: int | Sequence[int], dtype: DTypeLike, voxel_s
     >>> vol.writable, vol.write_shape, vol.corner
     (True, (32, 32, 32), (0.0, 0.0, 0.0))
     """
+    if grid is not None:
+        shape, voxel_size, translation, axes, units, chunks, shards = _grid_facts(
+            grid, shape=shape, voxel_size=voxel_size, translation=translation, axes=axes, units=units, chunks=chunks,
+            shards=shards)
+    if shape is None or dtype is None or voxel_size is None or translation is None:
+        missing = [name for name, value in (("shape", shape), ("dtype", dtype), ("voxel_size", voxel_size),
+                                            ("translation", translation)) if value is None]
+        raise ValueError(f"create {path}: {', '.join(missing)} not given; give shape, dtype, voxel_size and "
+                         "translation, or grid and dtype")
+    units = NANOMETER if units is None else units
     if store_fill:  # recorded with the array, so every later handle stores fill units too (A2)
         attrs = {**(attrs or {}), write.STORE_FILL_KEY: {"store_fill": True}}
     level = write.plan_level(store.normalize(path), shape, dtype, voxel_size, translation, axes, units, chunks, shards,
@@ -132,6 +146,19 @@ class _Levels(Sequence[WorldArray]):
 
     def __repr__(self) -> str:
         return f"<{len(self)} levels of {self._pyramid.path!r}, opened when indexed>"
+
+
+def _grid_facts(grid: Grid, **given: Any) -> tuple[Any, ...]:
+    """What a grid gives ``create``: shape, voxel size, translation, axes, units, chunks and shards, each once."""
+    if not isinstance(grid, Grid):
+        raise ValueError(f"grid is a {type(grid).__name__}; expected a wa.Grid")
+    twice = [name for name, value in given.items() if value is not None]
+    if twice:
+        raise ValueError(f"grid is given with {', '.join(twice)}; the grid holds them, so give each once")
+    if grid.chunks is None:
+        raise ValueError(f"grid {grid!r} has no chunks; create needs the storage chunk: wa.Grid(..., chunks=...)")
+    meta = grid.frame.meta
+    return meta.shape, meta.voxel_size, meta.translation, meta.axes, meta.units, grid.chunks, grid.shards
 
 
 class Pyramid:

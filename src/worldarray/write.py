@@ -30,7 +30,8 @@ from .detect import FORMATS, Gathered, Node, Reach, array_above, gather, probe, 
 from .diagnostics import MetadataWarning
 from .fields import exact_value, json_fill, stored_fill
 from .geometry import BoxLike, Sizes, default_axes, isclose, over_axes, spatial_indices
-from .grid import Frame, level_placement, level_shape
+from .factors import level_placement, level_shape
+from .grid import Frame, shard_shape, whole_numbers
 from .metadata import ArrayMeta, parse
 from .paths import PathLike
 from .ome import AXIS_TYPES, OME_VERSIONS, axis_units, first_listing, ome_multiscales, walk, with_entry
@@ -83,29 +84,6 @@ class Level:
         return spatial_indices(self.axes)
 
 
-def _whole(label: str, values: Any, ndim: int, low: int = 1) -> tuple[int, ...]:
-    items = (values,) * ndim if isinstance(values, (int, np.integer)) else tuple(values)
-    if len(items) != ndim or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= low
-                                     for v in items):
-        raise ValueError(f"{label} is {values!r}; expected {ndim} whole numbers >= {low}, one per axis")
-    return tuple(int(v) for v in items)
-
-
-def _shards(shards: int | Sequence[int] | None, chunks: tuple[int, ...], axes: tuple[str, ...],
-            format: str | None) -> tuple[int, ...] | None:
-    """The shard shape: whole chunks on every axis, and zarr v3 only."""
-    if shards is None:
-        return None
-    found = _whole("shards", shards, len(chunks))
-    bad = [f"axis {axes[i]}: {s} is not a multiple of {c}"
-           for i, (s, c) in enumerate(zip(found, chunks, strict=True)) if s % c]
-    if bad:
-        raise ValueError(f"shards is {found}; expected a whole number of chunks {chunks} per axis ({'; '.join(bad)})")
-    if format == "zarr2":
-        raise ValueError("shards is set, and format is 'zarr2'; sharding is zarr v3 only")
-    return found
-
-
 def plan_level(path: str, shape: int | Sequence[int], dtype: DTypeLike, voxel_size: Sizes, translation: Sizes,
                axes: Sequence[str] | None = None, units: UnitsArgument = NANOMETER,
                chunks: int | Sequence[int] | None = None, shards: int | Sequence[int] | None = None,
@@ -116,7 +94,7 @@ def plan_level(path: str, shape: int | Sequence[int], dtype: DTypeLike, voxel_si
     path = store.normalize(path)
     if store.parent(path) is None:
         raise ValueError(f"path is {path!r}; expected a level under a group, such as '.../volume.zarr/s0'")
-    shape = _whole("shape", shape, 1 if isinstance(shape, int) else len(tuple(shape)), low=0)
+    shape = whole_numbers("shape", shape, 1 if isinstance(shape, int) else len(tuple(shape)), low=0)
     ndim = len(shape)
     try:
         dtype = np.dtype(dtype)
@@ -129,10 +107,10 @@ def plan_level(path: str, shape: int | Sequence[int], dtype: DTypeLike, voxel_si
     if chunks is None:
         raise ValueError("chunks is required: the storage chunk (the inner chunk when sharded); the package never "
                          "picks one")
-    chunks = _whole("chunks", chunks, ndim)
+    chunks = whole_numbers("chunks", chunks, ndim)
     if format not in (None, *OME_VERSIONS.values()):
         raise ValueError(f"format is {format!r}; expected 'zarr3', 'zarr2' or None (follow the group)")
-    shards = _shards(shards, chunks, axes, format)
+    shards = shard_shape(shards, chunks, axes, format)
     if exists not in EXISTS:
         raise ValueError(f"exists is {exists!r}; expected one of {EXISTS}")
     if not (isinstance(codecs, str) and codecs in ("zstd", "none")) and not isinstance(codecs, (list, tuple, Mapping)):
