@@ -3,8 +3,8 @@
 The script makes a small float32 volume, plans the output as a store-less ``wa.Grid``, creates it, and smooths the
 input with a box mean of radius 2 on a LocalCluster of worker processes: one task per block, each given the
 pickled input and output handles and its ``wa.Block``. A task reads its block's read box (the write box grown by the
-radius, ``clip=False`` so that edge padding fills what lies outside the array) with ``read_onto``, filters it, and
-writes its whole write unit. Nothing in the task is dask's: any engine that runs picklable calls could run it.
+radius, clipped to the array) with ``read_onto``, filters it, crops the result to the write box with ``b.inner``
+and writes that whole write unit. Nothing in the task is dask's: any engine that runs picklable calls could run it.
 The result equals, voxel for voxel, the same smoothing of the whole array in one process.
 
 Run it with ``python examples/blockwise_dask.py [directory]`` (a fresh temporary directory by default).
@@ -59,11 +59,16 @@ def box_mean(data: np.ndarray, radius: int) -> np.ndarray:
     return (total / width**data.ndim).astype(np.float32)
 
 
+def smooth(data: np.ndarray, radius: int) -> np.ndarray:
+    """The box mean of radius ``radius`` at every voxel of ``data``, its edge values repeated past its sides."""
+    return box_mean(np.pad(data, radius, mode="edge"), radius)
+
+
 def smooth_block(inp: wa.WorldArray, out: wa.WorldArray, grid: wa.Grid, b: wa.Block, radius: int) -> tuple[int, int]:
-    """One task: read the block's read box on the output grid, smooth it, write its write box (one whole unit).
-    Returns the block id and the process that wrote it."""
-    data = inp.read_onto(grid, b.read_begin, b.read_end, padding="edge")  # write box + radius on every side
-    out.write_index(b.begin, b.end, box_mean(data, radius))  # the filter's valid part is the write box
+    """One task: read the block's read box on the output grid, smooth it, crop it to the write box and write that
+    (one whole unit). Returns the block id and the process that wrote it."""
+    data = inp.read_onto(grid, b.read_begin, b.read_end)  # the write box grown by the radius, clipped to the array
+    out.write_index(b.begin, b.end, smooth(data, radius)[b.inner])  # the context covers the radius: exact inside
     return b.id, os.getpid()
 
 
@@ -74,7 +79,7 @@ def run(root: str, n_workers: int = 2, radius: int = RADIUS) -> tuple[str, str, 
     inp = make_input(input_path)
     grid = output_grid()
     out = wa.create(output_path, grid=grid, dtype="float32")
-    tiling = grid.blocks(context=radius, clip=False)  # block_shape = grid.write_shape: each block one whole unit
+    tiling = grid.blocks(context=radius)  # block_shape = grid.write_shape: each block one whole unit
     with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
                       dashboard_address=None) as cluster, Client(cluster) as client:
         futures = [client.submit(smooth_block, inp, out, grid, b, radius, pure=False) for b in tiling]
@@ -88,8 +93,7 @@ def run(root: str, n_workers: int = 2, radius: int = RADIUS) -> tuple[str, str, 
 def reference(input_path: str, radius: int = RADIUS) -> np.ndarray:
     """The same smoothing in one process: the whole array, padded by its edge values, filtered at once."""
     vol = wa.open(input_path)
-    whole = vol.read_index((0,) * len(vol.shape), vol.shape)
-    return box_mean(np.pad(whole, radius, mode="edge"), radius)
+    return smooth(vol.read_index((0,) * len(vol.shape), vol.shape), radius)
 
 
 def main() -> None:

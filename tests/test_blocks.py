@@ -227,3 +227,18 @@ def test_write_chunk_on_a_select_handle_takes_the_handles_own_index(tmp_path):
     channel.write_chunk((1, 0, 1), np.full((4, 4, 4), 5, "uint16"))
     whole = wa.open(tmp_path / "a.zarr" / "s0").read_index((0, 0, 0, 0), (3, 8, 8, 8))
     assert (whole[2, 4:8, 0:4, 4:8] == 5).all() and whole.sum() == 5 * 64
+
+
+def test_numpy_integers_are_whole_numbers_wherever_blocks_take_them():
+    plain = wa.blocks((10, 9), (4, 3), context=1, box=((1, 0), (10, 9)))
+    numpy = wa.blocks(np.array([10, 9]), np.array([4, 3]), context=np.int64(1),
+                      box=(np.array([1, 0]), np.array([10, 9])))
+    assert numpy == plain and list(numpy) == list(plain)
+    assert numpy[np.int64(3)] == plain[3]
+    assert numpy.index_of(np.array([5, 3])) == plain.index_of((5, 3))
+    assert all(type(v) is int for v in (*numpy[4].begin, *numpy[4].read_end, numpy[4].id))
+
+
+def test_a_block_id_that_is_not_a_whole_number_raises_type_error_naming_it():
+    with pytest.raises(TypeError, match=r"block id '3' is a str"):
+        wa.blocks((9, 9), 3)["3"]  # type: ignore[index]

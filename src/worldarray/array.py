@@ -425,6 +425,18 @@ class WorldArray:
         begin, end = frame.index_box(box, target)
         return self._read_box(begin, end, target, padding, method, mask, retries, transform, post_transform, select)
 
+    @overload
+    def read_onto(self, grid: Grid, begin: Index | None = None, end: Index | None = None, *,
+                  padding: Padding | None = None, method: str | None = None, mask: Literal[False] = False,
+                  retries: Retry | None = None, transform: Transform | None = None,
+                  post_transform: Transform | None = None, select: Mapping[str, int] | None = None) -> np.ndarray: ...
+
+    @overload
+    def read_onto(self, grid: Grid, begin: Index | None = None, end: Index | None = None, *,
+                  padding: Padding | None = None, method: str | None = None, mask: Literal[True],
+                  retries: Retry | None = None, transform: Transform | None = None,
+                  post_transform: Transform | None = None, select: Mapping[str, int] | None = None) -> Masked: ...
+
     def read_onto(self, grid: Grid, begin: Index | None = None, end: Index | None = None, *,
                   padding: Padding | None = None, method: str | None = None, mask: bool = False,
                   retries: Retry | None = None, transform: Transform | None = None,
@@ -567,13 +579,7 @@ class WorldArray:
         return _restore, (type(self), self.path, self._options, None, self._own_attributes())
 
     def __repr__(self) -> str:
-        grid = self.grid
-        axes = ", ".join(
-            f"{a}: {n}" + (f" x {grid.voxel_size[i]:g} {grid.units[i]}".rstrip() + f" @ {grid.translation[i]:g}"
-                           if i in self.spatial else "")
-            for i, (a, n) in enumerate(zip(self.axes, self.shape, strict=True)))
-        return (f"{type(self).__name__}({self.level_path!r}, {self.meta.format} {self.dtype}, {{{axes}}}, "
-                f"placed_by={self.meta.placed_by!r})")
+        return f"{type(self).__name__}({self._opened.describe()})"
 
 
 #: The attributes ``WorldArray._open`` sets; every other attribute is a subclass's and pickles with the handle.

@@ -13,6 +13,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 __all__ = ["Block", "Blocks", "blocks"]
 
 
@@ -40,21 +42,26 @@ class Block:
         return tuple(e - b for b, e in zip(self.begin, self.end, strict=True))
 
 
+def _is_whole(value: Any) -> bool:
+    """A Python or numpy integer, not a bool."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
 def _whole(label: str, value: Any, ndim: int, low: int) -> tuple[int, ...]:
     """One whole number for every axis, or one per axis, each >= ``low``; ValueError naming the argument else."""
-    values = [value] * ndim if isinstance(value, int) and not isinstance(value, bool) else value
+    values = [value] * ndim if _is_whole(value) else value
     try:
         found = tuple(values)
     except TypeError:
         found = ()
-    if len(found) != ndim or not all(isinstance(v, int) and not isinstance(v, bool) and v >= low for v in found):
+    if len(found) != ndim or not all(_is_whole(v) and v >= low for v in found):
         raise ValueError(f"{label} is {value!r}; expected whole numbers >= {low}: one, or {ndim} (one per axis)")
-    return found
+    return tuple(int(v) for v in found)
 
 
 def _context(context: Any, ndim: int) -> tuple[tuple[int, int], ...]:
     """``context`` as a (before, after) pair per axis: one int, one int per axis, or one pair per axis."""
-    if isinstance(context, int) and not isinstance(context, bool):
+    if _is_whole(context):
         context = [context] * ndim
     wanted = f"context is {context!r}; expected whole numbers >= 0: one, one per axis, or a (before, after) pair " \
              f"per axis, for {ndim} axes"
@@ -66,10 +73,13 @@ def _context(context: Any, ndim: int) -> tuple[tuple[int, int], ...]:
         raise ValueError(wanted)
     pairs = []
     for entry in entries:
-        pair = (entry, entry) if isinstance(entry, int) and not isinstance(entry, bool) else tuple(entry)
-        if len(pair) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in pair):
+        try:
+            pair = (entry, entry) if _is_whole(entry) else tuple(entry)
+        except TypeError:
+            raise ValueError(wanted) from None
+        if len(pair) != 2 or not all(_is_whole(v) and v >= 0 for v in pair):
             raise ValueError(wanted)
-        pairs.append((pair[0], pair[1]))
+        pairs.append((int(pair[0]), int(pair[1])))
     return tuple(pairs)
 
 
@@ -103,9 +113,11 @@ class Blocks(Sequence[Block]):
         return math.prod(self.counts)
 
     def __getitem__(self, id: int) -> Block:  # type: ignore[override]  # ids only, as a block grid has no slices
-        if isinstance(id, bool) or not isinstance(id, int) or not -len(self) <= id < len(self):
+        if not _is_whole(id):
+            raise TypeError(f"block id {id!r} is a {type(id).__name__}; expected a whole number")
+        if not -len(self) <= id < len(self):
             raise IndexError(f"block id {id!r} is not in [0, {len(self)})")
-        id %= len(self)
+        id = int(id) % len(self)
         index, left = [], id
         for count in reversed(self.counts):
             left, position = divmod(left, count)
@@ -135,7 +147,7 @@ class Blocks(Sequence[Block]):
                               for d, s, c in zip(offsets, self.block_shape, self.counts, strict=True)):
             raise ValueError(f"no block starts at {begin}; blocks start at {self.begin} plus whole multiples of "
                              f"{self.block_shape}, below {self.end}")
-        return _linear(tuple(d // s for d, s in zip(offsets, self.block_shape, strict=True)), self.counts)
+        return _linear(tuple(int(d) // s for d, s in zip(offsets, self.block_shape, strict=True)), self.counts)
 
     def __repr__(self) -> str:
         return (f"Blocks({len(self)} blocks of {self.block_shape} over [{self.begin}, {self.end}), "

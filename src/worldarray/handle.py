@@ -116,6 +116,15 @@ class Opened:
         object.__setattr__(self, "shape", self.frame.meta.shape)
         object.__setattr__(self, "itemsize", self.frame.dtype.itemsize)
 
+    def describe(self) -> str:
+        """The level path, format, dtype and each axis's size and placement, for a handle's repr."""
+        grid = self.frame.meta
+        axes = ", ".join(
+            f"{a}: {n}" + (f" x {grid.voxel_size[i]:g} {grid.units[i]}".rstrip() + f" @ {grid.translation[i]:g}"
+                           if i in grid.spatial else "")
+            for i, (a, n) in enumerate(zip(grid.axes, grid.shape, strict=True)))
+        return f"{self.level_path!r}, {self.meta.format} {grid.dtype}, {{{axes}}}, placed_by={self.meta.placed_by!r}"
+
     def fetch(self, view: ts.TensorStore, nbytes: int, policy: Retry) -> np.ndarray:
         """Read a view of ``nbytes`` under the retry policy (Behaviour 6): attempt 1 inline, the loop only after a
         failure."""
