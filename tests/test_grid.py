@@ -277,3 +277,12 @@ def test_read_onto_from_a_resampled_handle_at_the_stored_voxel_size_reads_stored
     coarse = wa.open(path, voxel_size=6.0, on_mismatch="resample", method="linear")
     grid = wa.Grid(10, 4.0, 3.3, axes=("x",))
     np.testing.assert_array_equal(coarse.read_onto(grid, padding=0), plain.read_onto(grid, padding=0))
+
+
+def test_read_onto_another_handle_reads_onto_that_handles_grid_in_its_units(tmp_path):
+    s0 = wa.create(str(tmp_path / "p.zarr" / "s0"), (8, 8), "float32", 4.0, 2.0, chunks=4)
+    s0.write_index((0, 0), (8, 8), np.arange(64, dtype="float32").reshape(8, 8))
+    s1 = wa.open_pyramid(str(tmp_path / "p.zarr"), mode="r+").add_level("s1", factors=2, units="micrometer")
+    assert s1.voxel_size == (0.008, 0.008)
+    got = s0.read_onto(s1, method="linear")
+    assert got.tolist() == np.arange(64, dtype="float32").reshape(4, 2, 4, 2).mean(axis=(1, 3)).tolist()

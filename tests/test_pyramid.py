@@ -70,7 +70,15 @@ def test_by_name_opens_a_level_once(tmp_path):
 
 def test_repr_names_the_path_and_every_level_with_its_voxel_size(tmp_path):
     text = repr(wa.open_pyramid(ome_pyramid(tmp_path, levels=2)))
-    assert "pyr" in text and "s0 (4.0, 4.0, 4.0)" in text and "s1 (8.0, 8.0, 8.0)" in text
+    assert "pyr" in text and "s0 (4, 4, 4)" in text and "s1 (8, 8, 8)" in text
+
+
+def test_repr_prints_voxel_sizes_without_float_noise(tmp_path):
+    wa.create(str(tmp_path / "noise.zarr" / "s0"), (9, 9), "uint8", 0.8, 0.4, chunks=3)
+    wa.open_pyramid(str(tmp_path / "noise.zarr"), mode="r+").add_level("s1", factors=3)
+    pyramid = wa.open_pyramid(str(tmp_path / "noise.zarr"))
+    assert pyramid.voxel_sizes()[1] == (0.8 * 3, 0.8 * 3) and 0.8 * 3 != 2.4  # the float noise a repr must not show
+    assert repr(pyramid).endswith("2 levels: s0 (0.8, 0.8), s1 (2.4, 2.4))"), repr(pyramid)
 
 
 def test_a_group_without_multiscales_is_placed_by_opening_its_levels(tmp_path):
@@ -141,3 +149,14 @@ def test_levels_open_when_indexed_so_a_missing_levels_array_raises_only_there(tm
     assert len(levels) == 3 and levels[0].level_name == "s0" and [v.level_name for v in levels[:2]] == ["s0", "s1"]
     with pytest.raises(ValueError, match="level 's2' names 's2', where there is no array"):
         levels[2]
+
+
+def test_add_level_units_are_those_of_its_explicit_placement_and_of_the_handle_it_returns(tmp_path):
+    wa.create(str(tmp_path / "u.zarr" / "s0"), (8, 8), "uint8", 4.0, 2.0, chunks=4)
+    pyramid = wa.open_pyramid(str(tmp_path / "u.zarr"), mode="r+")
+    s1 = pyramid.add_level("s1", voxel_size=0.008, translation=0.004, shape=(4, 4), units="micrometer")
+    assert (s1.voxel_size, s1.translation) == ((0.008, 0.008), (0.004, 0.004))
+    in_nm = wa.open(str(tmp_path / "u.zarr"), level="s1")
+    assert in_nm.voxel_size == pytest.approx((8.0, 8.0)) and in_nm.translation == pytest.approx((4.0, 4.0))
+    s2 = pyramid.add_level("s2", factors=4)  # no units: the pyramid's, nanometres
+    assert s2.voxel_size == (16.0, 16.0)

@@ -9,7 +9,6 @@ when asked (``resample``). The write methods hand over to ``write``.
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, overload
 
@@ -17,10 +16,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 from tensorstore import Context, TensorStore
 
-from . import resample, retry, store, write
+from . import reading, retry, store, write
 from .blocks import Blocks, blocks
-from .geometry import Box, BoxLike, padded
-from .grid import Grid, Target, onto, target_grid
+from .geometry import Box, BoxLike
+from .grid import Grid, onto, target_grid
 from .handle import (METHODS, Index, Masked, Opened, Options, Padding, PathLike, Sizes, Transform, checked_padding,
                      one_of, open_level, pinned, then)
 from .keys import chunk_indices, chunk_key, key_format, parse_chunk_key
@@ -30,8 +29,6 @@ from .retry import Retry
 from .units import NANOMETER, UnitsArgument
 
 __all__ = ["WorldArray", "open"]
-
-_NO_POLICY = Retry()
 
 class WorldArray:
     """One level of a zarr v2, zarr v3, N5 or precomputed volume, read by voxel index or by world box.
@@ -302,54 +299,9 @@ class WorldArray:
                 raise ValueError(f"begin {tuple(begin)} is after end {tuple(end)}")
         if opened.frame.resampled:
             target = (opened.frame.voxel_size, opened.frame.corner)
-            return self._resampled(view, kept, begin, end, target, self._options.method, padding, mask, retries,
-                                   transform, None)
-        return self._read_voxels(view, shape, begin, end, padding, mask, retries, transform)
-
-    def _read_voxels(self, view, shape, begin, end, padding, mask, retries, transform):
-        """read_index after its checks: the one path every unresampled read takes."""
-        if transform is None:
-            transform = self._options.transform
-        itemsize = self._opened.itemsize
-        count = itemsize
-        for b, e, n in zip(begin, end, shape, strict=True):
-            if b < 0 or e > n:
-                break
-            count *= e - b
-        else:  # wholly inside: tensorstore's own array, without a copy
-            data = self._fetch(view[tuple(map(slice, begin, end))], count, retries)  # attempt 1 inline
-            data = transform(data) if transform is not None else data
-            return (data, np.ones(data.shape, bool)) if mask else data
-
-        def fetch(first, last):
-            part = view[tuple(map(slice, first, last))]
-            block = self._fetch(part, math.prod(part.shape) * itemsize, retries)
-            return np.asarray(transform(block)) if transform is not None else block
-
-        fill = self._options.padding if padding is None else checked_padding(padding, self.dtype)
-        return padded(begin, end, shape, fill, fetch, lambda: resample.output_dtype(self.dtype, transform), mask)
-
-    def _fetch(self, view: TensorStore, nbytes: int, retries: Retry | None) -> np.ndarray:
-        """Read a view of ``nbytes`` under the retry policy (Behaviour 6): attempt 1 inline, the loop only after a
-        failure."""
-        return self._opened.fetch(view, nbytes, retries or self._options.retries or _NO_POLICY)
-
-    def _resampled(self, view, kept, begin, end, target: Target, method, padding, mask, retries, transform,
-                   post_transform):
-        """Target voxels [begin, end) of the grid ``target`` read from the source level (Behaviour 4)."""
-        fill = self._options.padding if padding is None else checked_padding(padding, self.dtype)
-        source = self._opened.frame.source
-        axes = kept if kept is not None else range(len(source.shape))
-        plans = resample.plan_read(source.shape, source.voxel_size, source.translation, source.spatial, list(axes),
-                                   begin, end, target, method, fill == "edge")
-        transform = transform if transform is not None else self._options.transform
-        itemsize = self.dtype.itemsize
-
-        def fetch(index):
-            part = view[index]
-            return self._fetch(part, math.prod(part.shape) * itemsize, retries)
-
-        return resample.read(plans, fill, mask, transform, post_transform, self.dtype, fetch)
+            return reading.resampled(opened, self._options, view, kept, begin, end, target, self._options.method,
+                                     padding, mask, retries, transform, None)
+        return reading.voxels(opened, self._options, view, shape, begin, end, padding, mask, retries, transform)
 
     def _pinned(self, select: Mapping[str, int]) -> tuple[TensorStore, list[int]]:
         pins, kept = self._opened.frame.kept(select)
@@ -426,24 +378,25 @@ class WorldArray:
         return self._read_box(begin, end, target, padding, method, mask, retries, transform, post_transform, select)
 
     @overload
-    def read_onto(self, grid: Grid, begin: Index | None = None, end: Index | None = None, *,
+    def read_onto(self, grid: Grid | WorldArray, begin: Index | None = None, end: Index | None = None, *,
                   padding: Padding | None = None, method: str | None = None, mask: Literal[False] = False,
                   retries: Retry | None = None, transform: Transform | None = None,
                   post_transform: Transform | None = None, select: Mapping[str, int] | None = None) -> np.ndarray: ...
 
     @overload
-    def read_onto(self, grid: Grid, begin: Index | None = None, end: Index | None = None, *,
+    def read_onto(self, grid: Grid | WorldArray, begin: Index | None = None, end: Index | None = None, *,
                   padding: Padding | None = None, method: str | None = None, mask: Literal[True],
                   retries: Retry | None = None, transform: Transform | None = None,
                   post_transform: Transform | None = None, select: Mapping[str, int] | None = None) -> Masked: ...
 
-    def read_onto(self, grid: Grid, begin: Index | None = None, end: Index | None = None, *,
+    def read_onto(self, grid: Grid | WorldArray, begin: Index | None = None, end: Index | None = None, *,
                   padding: Padding | None = None, method: str | None = None, mask: bool = False,
                   retries: Retry | None = None, transform: Transform | None = None,
                   post_transform: Transform | None = None, select: Mapping[str, int] | None = None
                   ) -> np.ndarray | Masked:
         """Read the voxels [begin, end) of a ``wa.Grid``'s spatial axes (the whole grid by default), exactly
-        ``end - begin`` on each, from this array (A1); other axes as ``read`` reads them.
+        ``end - begin`` on each, from this array (A1); other axes as ``read`` reads them. Another handle stands for
+        its grid (``vol.grid``, in its units), so ``s0.read_onto(s1)`` fills level s1 from s0.
 
         At this array's voxel size nothing is resampled, whatever the sub-voxel shift between the grids: each grid
         voxel takes the stored voxel whose centre lies in it, under either method. At another size the array is
@@ -457,6 +410,8 @@ class WorldArray:
         """
         if method is not None:
             one_of("method", method, METHODS)
+        if isinstance(grid, WorldArray):
+            grid = Grid.from_meta(grid.grid)
         begin, end, target = onto(self._opened.frame, grid, begin, end)
         return self._read_box(begin, end, target, padding, method, mask, retries, transform, post_transform, select)
 
@@ -472,11 +427,11 @@ class WorldArray:
             begin, end = tuple(begin[i] for i in kept), tuple(end[i] for i in kept)
             shape = tuple(shape[i] for i in kept)
         if target is not None:
-            return self._resampled(view, kept, begin, end, target, method or self._options.method, padding, mask,
-                                   retries, transform, post_transform)
+            return reading.resampled(opened, self._options, view, kept, begin, end, target,
+                                     method or self._options.method, padding, mask, retries, transform, post_transform)
         if post_transform is not None:
             transform = then(transform or self._options.transform, post_transform)
-        return self._read_voxels(view, shape, begin, end, padding, mask, retries, transform)
+        return reading.voxels(opened, self._options, view, shape, begin, end, padding, mask, retries, transform)
 
     def list_chunks(self) -> list[tuple[int, ...]]:
         """The write units stored for this level, by listing its keys, in C order over the handle's axes: under

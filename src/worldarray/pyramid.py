@@ -190,7 +190,7 @@ class Pyramid:
         return len(self.names)
 
     def __repr__(self) -> str:
-        levels = ", ".join(f"{name} {sizes}" for name, sizes, _ in self.placements())
+        levels = ", ".join(f"{name} ({', '.join(f'{s:g}' for s in sizes)})" for name, sizes, _ in self.placements())
         return f"Pyramid({self.path!r}, {len(self)} levels: {levels})"
 
     @property
@@ -265,7 +265,7 @@ class Pyramid:
                   chunks: int | Sequence[int] | None = None, shards: int | Sequence[int] | None = None,
                   codecs: Codecs | None = None, fill_value: float | None = None,
                   attrs: Mapping[str, Any] | None = None, exists: str = "error",
-                  from_level: str | None = None) -> WorldArray:
+                  from_level: str | None = None, units: UnitsArgument = None) -> WorldArray:
         """Add a level's dataset entry and its empty array to this pyramid (Behaviour 14); no voxel data is written.
 
         Parameters
@@ -284,6 +284,9 @@ class Pyramid:
             As ``wa.create``.
         from_level
             The level the factors apply to; the finest listed when None.
+        units
+            The units of an explicit ``voxel_size`` and ``translation`` and of the handle returned; the pyramid's
+            (``open_pyramid``'s ``units``) when None.
 
         Examples
         --------
@@ -298,6 +301,8 @@ class Pyramid:
                              "level")
         source_name = self._name(from_level) if from_level is not None else self.finest()
         source = self.level_meta(source_name)
+        if units is not None:
+            source = source.converted(units)
         voxel_size, translation, shape = derived_level(source, factors, origin, voxel_size, translation, shape, name)
         found_codecs, found_shards = None, None
         if codecs is None or shards is None:  # copied from the source level: read only when something is copied
