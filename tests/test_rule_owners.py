@@ -116,11 +116,12 @@ def test_attempt_loops_live_in_retry_alone():
 
 def test_the_public_names_are_these():
     assert sorted(wa.__all__) == sorted([
-        "ArrayMeta", "Block", "Box", "Grid", "MetadataWarning", "Node", "Pyramid", "Retry", "WorldArray", "as_box",
-        "blocks", "capped_context", "capped_context_spec", "chunk_key", "codecs_of", "corner_to_centre", "create",
-        "default_axes", "detect", "ensure_group_entry", "index_range", "level_factors", "level_placement",
-        "level_shape", "list_chunk_keys", "metadata", "ome_multiscales", "open", "open_pyramid", "open_tensorstore",
-        "parse_chunk_key", "select_level", "shared_context", "store", "thread_budget", "units", "write",
+        "ArrayMeta", "Block", "Box", "Grid", "MetadataWarning", "Node", "Pyramid", "Retry", "UnitsWarning",
+        "WorldArray", "as_box", "blocks", "capped_context", "capped_context_spec", "chunk_key", "codecs_of",
+        "corner_to_centre", "create", "default_axes", "detect", "ensure_group_entry", "index_range", "level_factors",
+        "level_placement", "level_shape", "list_chunk_keys", "metadata", "ome_multiscales", "open", "open_pyramid",
+        "open_tensorstore", "parse_chunk_key", "select_level", "shared_context", "store", "thread_budget", "units",
+        "write",
     ])
     assert sorted(store.__all__) == sorted([
         "GUARD_GCE_METADATA", "Way", "basename", "guard_gce_metadata", "is_refusal", "is_remote", "is_root", "join",

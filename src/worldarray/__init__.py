@@ -9,7 +9,7 @@ from .array import WorldArray, open
 from .blocks import Block, blocks
 from .context import capped_context, capped_context_spec, shared_context, thread_budget
 from .detect import Node, detect
-from .diagnostics import MetadataWarning
+from .diagnostics import MetadataWarning, UnitsWarning
 from .geometry import Box, as_box, corner_to_centre, default_axes, index_range
 from .factors import level_factors
 from .grid import Grid
@@ -33,6 +33,7 @@ __all__ = [
     "Node",
     "Pyramid",
     "Retry",
+    "UnitsWarning",
     "WorldArray",
     "as_box",
     "blocks",

@@ -19,7 +19,8 @@ from tensorstore import Context, TensorStore
 from . import reading, retry, store, write
 from .blocks import Blocks, blocks
 from .geometry import Box, BoxLike
-from .grid import Grid, onto, target_grid
+from .diagnostics import UnitsWarning, warn
+from .grid import Grid, onto, target_grid, unit_slip
 from .handle import (METHODS, Index, Masked, Opened, Options, Padding, PathLike, Sizes, Transform, checked_padding,
                      one_of, open_level, pinned, then)
 from .keys import chunk_indices, chunk_key, key_format, parse_chunk_key
@@ -120,6 +121,8 @@ class WorldArray:
             opened = open_level(path, options, context)
         checked_padding(options.padding, opened.frame.dtype)
         self.__dict__.update(_opened=opened, _options=options, _context=context)
+        if opened.frame.resampled:  # a resample target set at open
+            self._warn_slip(opened.frame.voxel_size, opened.source_voxel_size)
 
     # ------------------------------------------------------------ what the handle is
 
@@ -372,6 +375,8 @@ class WorldArray:
         target = None
         if voxel_size is not None or anchor is not None or frame.resampled:
             target = target_grid(frame, voxel_size, anchor)
+            if voxel_size is not None and target is not None and "_slip" not in self.__dict__:
+                self._warn_slip(target[0])
         if strict:
             frame.check_aligned(box, target)
         begin, end = frame.index_box(box, target)
@@ -414,6 +419,13 @@ class WorldArray:
             grid = Grid.from_meta(grid.grid)
         begin, end, target = onto(self._opened.frame, grid, begin, end)
         return self._read_box(begin, end, target, padding, method, mask, retries, transform, post_transform, select)
+
+    def _warn_slip(self, sizes: Sequence[float], have: Sequence[float] | None = None) -> None:
+        """Warn once per handle of a voxel size that looks given in other units (``grid.unit_slip``)."""
+        message = unit_slip(self._opened.frame, sizes, have)
+        if message is not None:
+            self.__dict__["_slip"] = True
+            warn(message, UnitsWarning)
 
     def _read_box(self, begin, end, target, padding, method, mask, retries, transform, post_transform, select):
         """Voxels [begin, end) over the spatial axes or every axis: of ``target`` when given, else stored."""
@@ -538,7 +550,7 @@ class WorldArray:
 
 
 #: The attributes ``WorldArray._open`` sets; every other attribute is a subclass's and pickles with the handle.
-_STATE = frozenset({"_opened", "_options", "_context"})
+_STATE = frozenset({"_opened", "_options", "_context", "_slip"})
 
 
 def _restore(cls: type[WorldArray], path: str, options: Options, context: Context | None,

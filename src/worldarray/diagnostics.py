@@ -11,7 +11,7 @@ import sys
 import warnings
 from types import FrameType
 
-__all__ = ["MetadataWarning", "logger", "warn"]
+__all__ = ["MetadataWarning", "UnitsWarning", "logger", "warn"]
 
 #: Retries, access fallbacks and other progress notes; never a warning about the data.
 logger = logging.getLogger("worldarray")
@@ -21,6 +21,10 @@ _PACKAGE = __name__.rpartition(".")[0] or __name__
 
 class MetadataWarning(UserWarning):
     """A warning about the data: a missing unit, a disagreeing offset, a parent that does not list the array."""
+
+
+class UnitsWarning(UserWarning):
+    """A voxel size asked for that looks given in other units: near 1000 times (or a 1000th of) the handle's."""
 
 
 def _caller_level() -> int:

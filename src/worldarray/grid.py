@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,7 +27,7 @@ from .resample import plan_read, target_extent
 from .units import NANOMETER, Request, UnitsArgument, convert
 
 __all__ = ["Frame", "frame_of", "rescaled", "base_rescale", "target_grid", "resample_target", "anchor_of", "pins_of",
-           "box_bounds", "spatial_placement", "Grid", "whole_numbers", "shard_shape"]
+           "box_bounds", "spatial_placement", "Grid", "whole_numbers", "shard_shape", "unit_slip"]
 
 #: A resample target: the target voxel sizes and the corner of target voxel 0, per spatial axis.
 Target = tuple[tuple[float, ...], tuple[float, ...]]
@@ -311,6 +312,23 @@ def target_grid(frame: Frame, voxel_size: Any, anchor: Any) -> Target | None:
     if frame.resampled:
         return frame.voxel_size, frame.corner
     return None
+
+
+def unit_slip(frame: Frame, sizes: Sequence[float], have: Sequence[float] | None = None) -> str | None:
+    """A warning when ``sizes`` are within 10% of one power of 1000 (not 1) times ``have`` (the handle's voxel size)
+    on every spatial axis, the mark of a size given in other units; else None."""
+    have = frame.voxel_size if have is None else tuple(have)
+    powers = set()
+    for size, own in zip(sizes, have, strict=True):
+        power = round(math.log(size / own, 1000))
+        if power == 0 or abs(size / own / 1000.0**power - 1) > 0.1:
+            return None
+        powers.add(power)
+    if len(powers) != 1:
+        return None
+    unit = frame.meta.units[frame.spatial[0]] or NANOMETER
+    return (f"{frame.meta.path}: voxel_size {tuple(sizes)} is {1000.0 ** powers.pop():g} times the voxel size "
+            f"{have}, both in {unit}; was it given in other units? Resampling as asked")
 
 
 def pins_of(grid: ArrayMeta, select: Mapping[str, int]) -> tuple[tuple[int, int], ...]:
