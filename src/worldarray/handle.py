@@ -18,6 +18,7 @@ import tensorstore as ts
 from . import resample, retry, store, write
 from .detect import Node, Reach, open_array, reach_array, source_of
 from .fields import Placement, exact_value
+from .keys import GzippedChunks, gzipped_chunks
 from .geometry import Sizes, floats
 from .grid import Frame, base_rescale, frame_of, rescaled, spatial_placement
 from .levels import LEVEL_MODES, ON_MISMATCH, Level, check_listing, choose, mismatch_policy, resolve
@@ -109,6 +110,7 @@ class Opened:
     source_voxel_size: tuple[float, ...]  # the stored level's, in the units asked for, whatever the level policy
     source_translation: tuple[float, ...]
     reach: Reach  # how the store was reached: a retry opens a view again from it
+    gzipped: GzippedChunks | None  # a local precomputed scale's check for cloud-volume's .gz chunks
     shape: tuple[int, ...] = dataclasses.field(init=False)  # the frame's, kept at hand for the read path
     itemsize: int = dataclasses.field(init=False)
 
@@ -131,6 +133,8 @@ class Opened:
         # Behaviour 6's formula gives the floor up to floor_bytes: the read path computes nothing it need not
         timeout = policy.timeout or (retry.FLOOR if nbytes <= self.floor_bytes
                                      else policy.attempt_timeout(nbytes, self.remote))
+        if self.gzipped is not None and self.gzipped.pending:
+            self.gzipped.check(view.domain.inclusive_min)
         future = view.read()  # Retry.run's attempt 1, inline: the read path is measured against tensorstore's own
         try:
             return future.result(timeout=timeout)
@@ -143,6 +147,7 @@ def then(first: Transform | None, second: Transform) -> Transform:
     if first is None:
         return second
     return lambda data: second(first(data))
+
 
 def _base_unit(options: Options) -> str:
     """The unit ``base_voxel_size`` is in: ``base_units``, else the spatial unit asked for, else nanometres."""
@@ -183,7 +188,8 @@ def open_level(path: str, options: Options, context: ts.Context | None) -> Opene
                    pinned(view, frame.pins), store.is_remote(level_path),
                    retry.floor_bytes(store.is_remote(level_path)),
                    tuple(source.voxel_size[i] for i in source.spatial),
-                   tuple(source.translation[i] for i in source.spatial), reach)
+                   tuple(source.translation[i] for i in source.spatial), reach,
+                   gzipped_chunks(level_path, node.docs, node.scale_key) if node.format == "precomputed" else None)
 
 
 def pinned(view: ts.TensorStore, pins: Sequence[tuple[int, int]]) -> ts.TensorStore:
@@ -198,8 +204,6 @@ def checked_padding(value: Padding, dtype: np.dtype) -> Padding:
     if isinstance(value, str) and value != "edge":
         raise ValueError(f"padding is {value!r}; expected 'edge' or a value of dtype {dtype}")
     return value if isinstance(value, str) else exact_value("padding", value, dtype)
-
-
 
 
 def metadata(path: PathLike, level: Level = None, units: UnitsArgument = None, open: bool = True, *,

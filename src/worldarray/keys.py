@@ -16,15 +16,20 @@ exactly that key.
 from __future__ import annotations
 
 import operator
+import os
 import re
-from dataclasses import dataclass
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from . import store
 from .fields import ints, list_of
 
-__all__ = ["chunk_key", "parse_chunk_key", "key_format", "list_chunk_keys", "chunk_indices"]
+__all__ = ["chunk_key", "parse_chunk_key", "key_format", "list_chunk_keys", "chunk_indices", "GzippedChunks",
+           "gzipped_chunks"]
+
+#: The suffix cloud-volume gives a chunk it wrote gzip-compressed to a local disk; no reader of the format reads it.
+GZIP_SUFFIX = ".gz"
 
 _DIGITS = re.compile(r"[0-9]+")
 _RANGE = re.compile(r"(-?[0-9]+)-(-?[0-9]+)")
@@ -451,4 +456,54 @@ def chunk_indices(format: str, docs: Mapping[str, Any], directory: str, ndim: in
     facts = _facts(spelling, ndim=ndim, **key_format(format, docs, scale_key))
     scale = scale_key if format == "precomputed" else None
     listed = store.list_keys(store.join(directory, scale) if scale is not None else directory)
+    if format == "precomputed":
+        gzipped = [key for key in listed if key.endswith(GZIP_SUFFIX)
+                   and _parse(spelling, facts, key[:-len(GZIP_SUFFIX)]) is not None]
+        if gzipped:
+            raise ValueError(_gzipped(store.join(directory, scale or ""), gzipped[0][:-len(GZIP_SUFFIX)],
+                                      f"{len(gzipped)} chunk keys end in {GZIP_SUFFIX}"))
     return sorted(index for index in (_parse(spelling, facts, key) for key in listed) if index is not None)
+
+
+def _gzipped(directory: str, key: str, found: str) -> str:
+    return (f"{directory}: {found} (such as {key}{GZIP_SUFFIX}): the chunks were written gzip-compressed under a "
+            f"{GZIP_SUFFIX} suffix, as cloud-volume does on a local disk, and Neuroglancer and tensorstore read the "
+            f"plain key, so every read would return the fill value; decompress them to their plain keys, or serve "
+            "them under the plain keys with Content-Encoding: gzip")
+
+
+@dataclass
+class GzippedChunks:
+    """A local precomputed scale whose reads look, until a chunk is found, for a ``.gz`` key beside the missing one.
+
+    ``check(first)`` takes a read's first voxel (C order; the last three axes are z, y, x) and raises ValueError
+    when that voxel's chunk is missing and the same key with ``.gz`` is there; once a plain chunk is found it is
+    done and ``pending`` is False.
+    """
+
+    directory: str
+    chunk_shape: tuple[int, int, int]
+    lead: int  # the axes before z, y, x (a channel axis)
+    facts: Mapping[str, Any]
+    pending: bool = True
+
+    def check(self, first: Sequence[int]) -> None:
+        chunk = tuple(int(v) // c for v, c in zip(first[-3:], self.chunk_shape, strict=True))
+        key = chunk_key((0,) * self.lead + chunk, "precomputed", **self.facts)
+        plain = os.path.join(self.directory, key)
+        if os.path.exists(plain):
+            self.pending = False
+        elif os.path.exists(plain + GZIP_SUFFIX):
+            raise ValueError(_gzipped(self.directory, key, f"chunk {key} is missing and {key}{GZIP_SUFFIX} is there"))
+
+
+def gzipped_chunks(directory: str, docs: Mapping[str, Any], scale_key: str | None) -> GzippedChunks | None:
+    """The ``.gz`` check of a local, unsharded precomputed scale at ``directory``; None for any other."""
+    if store.scheme(directory) != "file":  # local disks only: a server gives the plain key its encoding
+        return None
+    try:
+        facts = key_format("precomputed", docs, scale_key)
+    except ValueError:  # a sharded scale: its chunks have no keys of their own
+        return None
+    chunks = tuple(facts["chunk_shape"])
+    return GzippedChunks(directory, chunks[-3:], len(chunks) - 3, facts)
