@@ -23,7 +23,7 @@ from .diagnostics import UnitsWarning, warn
 from .grid import Grid, onto, target_grid, unit_slip
 from .handle import (METHODS, Index, Masked, Opened, Options, Padding, PathLike, Sizes, Transform, checked_padding,
                      one_of, open_level, pinned, then)
-from .keys import chunk_indices, chunk_key, key_format, parse_chunk_key
+from .keys import chunk_indices, chunk_key, hashed_shards, key_format, parse_chunk_key
 from .levels import Level
 from .metadata import ArrayMeta
 from .retry import Retry
@@ -502,9 +502,10 @@ class WorldArray:
         ``retries`` as reads are. A refused write raises ValueError naming the array (``level_path``).
         """
         self._check_writable()
+        node = self._opened.node
         write.write_index(self._opened.frame, self._opened.store, begin, end, data, partial=partial,
                           policy=retries or self.retries, path=self.level_path, remote=self.remote,
-                          reach=self._opened.reach)
+                          reach=self._opened.reach, hashed=hashed_shards(node.format, node.docs, node.scale_key))
 
     def write_chunk(self, index: Index, data: ArrayLike, *, retries: Retry | None = None) -> None:
         """Write the write unit at ``index`` (the handle's axes) whole: ``data`` of that unit's clipped shape, or a

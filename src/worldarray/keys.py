@@ -26,7 +26,7 @@ from . import store
 from .fields import ints, list_of
 
 __all__ = ["chunk_key", "parse_chunk_key", "key_format", "list_chunk_keys", "chunk_indices", "GzippedChunks",
-           "gzipped_chunks"]
+           "gzipped_chunks", "hashed_shards"]
 
 #: The suffix cloud-volume gives a chunk it wrote gzip-compressed to a local disk; no reader of the format reads it.
 GZIP_SUFFIX = ".gz"
@@ -235,6 +235,14 @@ def _precomputed_scale(info: Mapping[str, Any], scale_key: str | None) -> tuple[
         raise ValueError(f"info: scale {scale.get('key')!r} is sharded; its chunks live inside shard files, "
                          "which have no per-chunk keys")
     return scale, f"scales[{position}]"
+
+
+def hashed_shards(format: str, docs: Mapping[str, Any], scale_key: str | None) -> bool:
+    """Whether the array is a sharded precomputed scale: its shards are hashed sets of chunks, not boxes."""
+    if format != "precomputed":
+        return False
+    scales = docs.get("info", {}).get("scales") or []
+    return any(isinstance(s, Mapping) and s.get("key") == scale_key and bool(s.get("sharding")) for s in scales)
 
 
 _SPELLINGS: dict[str, _Spelling] = {s.name: s for s in (_Zarr2(), _Zarr3(), _N5(), _Precomputed())}

@@ -491,10 +491,13 @@ def codecs_of(path: PathLike) -> tuple[Codecs | None, tuple[int, ...] | None]:
 
 
 def write_index(frame: Frame, view: ts.TensorStore, begin: Sequence[int], end: Sequence[int], data: ArrayLike, *,
-                partial: bool, policy: retry.Retry, path: str, remote: bool, reach: Reach) -> None:
+                partial: bool, policy: retry.Retry, path: str, remote: bool, reach: Reach,
+                hashed: bool = False) -> None:
     """Write ``data`` into voxels [begin, end) of ``view`` (the handle's tensorstore on ``frame``, reached by
     ``reach``): exact shape and dtype, and whole write units on every stored axis, pinned ones too, unless
-    ``partial``; timed out and retried under ``policy`` (``Reach.write``). Every refusal names the array, ``path``."""
+    ``partial``; timed out and retried under ``policy`` (``Reach.write``). Every refusal names the array, ``path``.
+    A ``hashed`` array (a sharded precomputed scale) has no unit that is one put, so it takes ``partial`` writes only.
+    """
     shape, axes = frame.meta.shape, frame.meta.axes
     begin, end = tuple(int(b) for b in begin), tuple(int(e) for e in end)
     if len(begin) != len(shape) or len(end) != len(shape):
@@ -505,6 +508,10 @@ def write_index(frame: Frame, view: ts.TensorStore, begin: Sequence[int], end: S
                              "is padded on write")
     wanted = tuple(e - b for b, e in zip(begin, end, strict=True))
     data = _checked_data(frame, data, wanted, f"{path}: the box [{begin}, {end})")
+    if hashed and not partial:
+        raise ValueError(f"{path}: a sharded precomputed scale keeps its chunks in shards that are hashed sets of "
+                         "chunks, not boxes, so no write of whole chunks is one put and writers of different chunks "
+                         "may share a shard; pass partial=True, with one writer at a time per shard")
     if not partial:
         _check_aligned(frame, begin, end, path)
     part = view[tuple(map(slice, begin, end))]
