@@ -1,5 +1,6 @@
 """Conventions 3 to 7 as pure parsing (documents in, ArrayMeta out), and the bad input each rule refuses."""
 
+import json
 import math
 import warnings
 from pathlib import Path
@@ -7,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import worldarray as wa
-from conftest import BUILDERS
+from conftest import BUILDERS, ome_pyramid
 from worldarray.metadata import RULES, Document, Source, parse
 
 ZARRAY = {"zarr_format": 2, "shape": [4, 6, 8], "chunks": [2, 3, 4], "dtype": "<u2", "compressor": None,
@@ -215,3 +216,49 @@ def test_a_warning_about_the_data_points_at_the_callers_line(tmp_path):
         wa.open(tmp_path / "bare")
     ours = [w for w in caught if issubclass(w.category, wa.MetadataWarning)]
     assert [Path(w.filename).name for w in ours] == ["test_metadata.py"], [(w.filename, w.lineno) for w in ours]
+
+
+def _unitless(root):
+    BUILDERS["zarr2"](root, {"path": "bare", "shape": [2, 2, 2], "chunks": [2, 2, 2], "dtype": "uint8"})
+    return root / "bare"
+
+
+def _scale_after_translation(root):
+    path = ome_pyramid(root, "late.zarr", [("s0", (2, 2, 2), (4, 4, 4), (2, 2, 2))], fmt="zarr2")
+    attrs = json.loads((Path(path) / ".zattrs").read_text())
+    transforms = attrs["multiscales"][0]["datasets"][0]["coordinateTransformations"]
+    transforms.reverse()
+    (Path(path) / ".zattrs").write_text(json.dumps(attrs))
+    return Path(path) / "s0"
+
+
+def _unlisted(root):
+    path = ome_pyramid(root, "listing.zarr", [("s0", (2, 2, 2), (4, 4, 4), (2, 2, 2))], fmt="zarr2")
+    BUILDERS["zarr2"](root, {"path": "listing.zarr/extra", "shape": [2, 2, 2], "chunks": [2, 2, 2],
+                             "dtype": "uint8", "attrs": {"resolution": [4, 4, 4]}})
+    return Path(path) / "extra"
+
+
+def _unknown_unit(root):
+    BUILDERS["zarr2"](root, {"path": "pixel", "shape": [2, 2], "chunks": [2, 2], "dtype": "uint8",
+                             "attrs": {"resolution": [4, 4], "units": ["pixel", "pixel"]}})
+    return root / "pixel"
+
+
+@pytest.mark.parametrize(("store", "call"), [
+    (_unitless, lambda path: wa.open(path)),
+    (_unitless, lambda path: wa.metadata(path, units="nanometer")),
+    (_scale_after_translation, lambda path: wa.open(path)),
+    (_scale_after_translation, lambda path: wa.open_pyramid(path.parent).levels[0]),
+    (_unlisted, lambda path: wa.open(path)),
+    (_unknown_unit, lambda path: wa.open(path, strict_units=False)),
+], ids=["missing unit, open", "missing unit, metadata", "translation first, open", "translation first, pyramid",
+        "parent does not list, open", "unknown unit, open"])
+def test_every_warning_about_the_data_points_at_the_callers_line(tmp_path, store, call):
+    path = store(tmp_path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call(path)
+    ours = [w for w in caught if issubclass(w.category, wa.MetadataWarning)]
+    assert ours, "the store was meant to give a warning"
+    assert {Path(w.filename).name for w in ours} == {"test_metadata.py"}, [(w.filename, w.lineno) for w in ours]
