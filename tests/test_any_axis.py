@@ -41,7 +41,9 @@ def taken(data: np.ndarray, y: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def levels_of(stack: str) -> list[tuple[str, tuple[float, ...]]]:
-    return list(zip(wa.open_pyramid(stack).names, wa.open_pyramid(stack).voxel_sizes(), strict=True))
+    """(name, voxel size) per level, as select_level takes them."""
+    pyramid = wa.open_pyramid(stack)
+    return list(zip(pyramid.names, pyramid.voxel_sizes(), strict=True))
 
 
 def test_the_stack_holds_the_levels_the_tests_assume(stack):
@@ -155,3 +157,12 @@ def test_a_voxel_size_with_none_of_the_wrong_length_raises_naming_voxel_size(sta
         else:
             vol = wa.open(stack, level="s0")
             vol.read(vol.box, voxel_size=(None, 8))
+
+
+def test_a_linear_read_keeps_a_none_axis_as_stored_so_a_nan_in_the_next_section_does_not_leak(tmp_path):
+    data = np.arange(2 * 4 * 4, dtype="float32").reshape(2, 4, 4)
+    data[1] = np.nan  # a missing section: at weight 0 an interpolation along z would still take nan * 0
+    vol = wa.create(str(tmp_path / "nan.zarr/s0"), data.shape, "float32", (40, 4, 4), (20, 2, 2), chunks=(1, 4, 4))
+    vol.write_index((0, 0, 0), data.shape, data)
+    got = vol.read(vol.box, voxel_size=(None, 8, 8), method="linear")
+    np.testing.assert_array_equal(got, data.reshape(2, 2, 2, 2, 2).mean(axis=(2, 4)))

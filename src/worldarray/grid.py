@@ -298,7 +298,7 @@ def _relabelled(grid: ArrayMeta, target: Sequence[float]) -> ArrayMeta:
     return dataclasses.replace(grid, voxel_size=tuple(sizes), translation=tuple(shifts))
 
 
-def own_where_none(wanted: Sequence[float | None], grid: ArrayMeta, anchor: Sequence[float] | None,
+def _own_where_none(wanted: Sequence[float | None], grid: ArrayMeta, anchor: Sequence[float] | None,
                    base: Sequence[float]) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """An axis whose voxel size is None keeps the grid's own voxel size and corner there, and an anchor entry on it
     must lie on the grid's voxel corners (A14); elsewhere the size asked for and the anchor, or ``base`` without one.
@@ -330,7 +330,7 @@ def target_grid(frame: Frame, voxel_size: Any, anchor: Any) -> Target | None:
     if voxel_size is not None:
         wanted = sizes_or_none(one_number(voxel_size), len(frame.spatial), "voxel_size")
         if None in wanted:
-            sizes, corner = own_where_none(wanted, frame.meta, corner, anchor_of(None, frame.source))
+            sizes, corner = _own_where_none(wanted, frame.meta, corner, anchor_of(None, frame.source))
         else:
             sizes = cast(tuple[float, ...], wanted)
         if not same(sizes, frame.voxel_size):
@@ -377,7 +377,7 @@ def frame_of(source: ArrayMeta, voxel_size: SizesOrNone | None, policy: str, anc
         have = tuple(source.voxel_size[i] for i in source.spatial)
         if None in wanted:
             given = None if anchor is None else anchor_of(anchor, source)
-            target, anchor = own_where_none(wanted, source, given, anchor_of(None, source))
+            target, anchor = _own_where_none(wanted, source, given, anchor_of(None, source))
         else:
             target = cast(tuple[float, ...], wanted)
         if not same(have, target) and policy != "keep":
