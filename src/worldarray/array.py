@@ -18,11 +18,11 @@ from tensorstore import Context, TensorStore
 
 from . import reading, retry, store, write
 from .blocks import Blocks, blocks
-from .geometry import Box, BoxLike
 from .diagnostics import UnitsWarning, warn
+from .geometry import Box, BoxLike
 from .grid import Grid, onto, target_grid, unit_slip
-from .handle import (METHODS, Index, Masked, Opened, Options, Padding, PathLike, Sizes, Transform, checked_padding,
-                     one_of, open_level, pinned, then)
+from .handle import (METHODS, Index, Masked, Opened, Options, Padding, PathLike, Sizes, SizesOrNone, Transform,
+                     checked_padding, one_of, open_level, pinned, then)
 from .keys import chunk_indices, chunk_key, hashed_shards, key_format, parse_chunk_key
 from .levels import Level
 from .metadata import ArrayMeta
@@ -46,6 +46,7 @@ class WorldArray:
         array path.
     voxel_size
         The size to read at, in ``units``, one number or one per spatial axis: it picks the level by ``level_mode``.
+        An entry None leaves that axis out of the choice; it keeps the chosen level's voxel size (A14).
     level_mode
         "floor", "finer", "exact", "nearest" or "resample" (Behaviour 3).
     on_mismatch
@@ -104,7 +105,7 @@ class WorldArray:
     _options: Options
     _context: Context | None
 
-    def __init__(self, path: PathLike, *, level: Level = None, voxel_size: Sizes | None = None,
+    def __init__(self, path: PathLike, *, level: Level = None, voxel_size: SizesOrNone | None = None,
                  level_mode: str = "floor", on_mismatch: str = "error", padding: Padding = 0, method: str = "nearest",
                  select: Mapping[str, int] | None = None, units: UnitsArgument = NANOMETER,
                  context: Context | None = None, retries: Retry | None = None, metadata_conflicts: str = "error",
@@ -321,18 +322,18 @@ class WorldArray:
         return self._opened.frame.index_box(box)
 
     @overload
-    def read(self, box: BoxLike, voxel_size: Sizes | None = None, *, padding: Padding | None = None,
+    def read(self, box: BoxLike, voxel_size: SizesOrNone | None = None, *, padding: Padding | None = None,
              method: str | None = None, mask: Literal[False] = False, retries: Retry | None = None,
              strict: bool = False, anchor: Sizes | None = None, transform: Transform | None = None,
              post_transform: Transform | None = None, select: Mapping[str, int] | None = None) -> np.ndarray: ...
 
     @overload
-    def read(self, box: BoxLike, voxel_size: Sizes | None = None, *, padding: Padding | None = None,
+    def read(self, box: BoxLike, voxel_size: SizesOrNone | None = None, *, padding: Padding | None = None,
              method: str | None = None, mask: Literal[True], retries: Retry | None = None,
              strict: bool = False, anchor: Sizes | None = None, transform: Transform | None = None,
              post_transform: Transform | None = None, select: Mapping[str, int] | None = None) -> Masked: ...
 
-    def read(self, box: BoxLike, voxel_size: Sizes | None = None, *, padding: Padding | None = None,
+    def read(self, box: BoxLike, voxel_size: SizesOrNone | None = None, *, padding: Padding | None = None,
              method: str | None = None, mask: bool = False, retries: Retry | None = None, strict: bool = False,
              anchor: Sizes | None = None, transform: Transform | None = None, post_transform: Transform | None = None,
              select: Mapping[str, int] | None = None) -> np.ndarray | Masked:
@@ -345,7 +346,8 @@ class WorldArray:
             unless ``select`` pins them) or over every axis, each in its converted unit (Behaviour 9).
         voxel_size
             Another size than the handle's resamples onto a grid of that size anchored at the source corner, or at
-            ``anchor`` (Behaviour 4).
+            ``anchor`` (Behaviour 4). An entry None keeps the handle's own voxels on that axis, where an ``anchor``
+            entry must lie on a voxel corner (A14).
         padding, mask, retries, select, transform
             As ``read_index``.
         method

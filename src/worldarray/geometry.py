@@ -29,6 +29,7 @@ __all__ = [
     "floats",
     "per_axis",
     "one_number",
+    "sizes_or_none",
     "over_axes",
     "spread",
     "corners",
@@ -45,6 +46,7 @@ __all__ = [
     "Box",
     "BoxLike",
     "Sizes",
+    "SizesOrNone",
     "as_box",
 ]
 
@@ -150,6 +152,29 @@ def per_axis(value: Any, n: int, name: str, *, positive: bool = False, finite: b
     if not all((math.isfinite(v) or not finite) and (v > 0 or not positive) for v in values):
         raise ValueError(f"{name} is {value!r}; expected {wanted}")
     return values
+
+
+def sizes_or_none(value: Any, n: int | None, name: str) -> tuple[float | None, ...]:
+    """Voxel sizes that choose a level: as ``per_axis`` takes them (> 0), or one entry per axis, each a size > 0 or
+    None for an axis that takes no part in the choice (A14), not every entry None; ``n`` None takes any length.
+
+    >>> sizes_or_none((None, 8, 8), 3, "voxel_size")
+    (None, 8.0, 8.0)
+    """
+    count = n if n is not None else len(value) if np.ndim(value) == 1 else 1
+    try:  # the common case, without a None, is per_axis's own and costs nothing more
+        return per_axis(value, count, name, positive=True)
+    except ValueError:
+        if np.ndim(value) != 1 or not any(v is None for v in value):
+            raise
+    items = list(value)
+    if len(items) != count or not all(v is None or (_number(v) and math.isfinite(v) and v > 0) for v in items):
+        raise ValueError(f"{name} is {value!r}; expected one number or {count}, one per axis, each a finite number "
+                         "> 0 or None")
+    if all(v is None for v in items):
+        raise ValueError(f"{name} is {value!r}; expected a number on at least one axis (None leaves an axis out of "
+                         "the level choice, and some axis must choose it)")
+    return tuple(None if v is None else float(v) for v in items)
 
 
 def one_number(value: Any) -> Any:
@@ -472,6 +497,10 @@ class _OffsetShape(Protocol):
 
 #: A voxel size or world position: one number for every spatial axis, or one per spatial axis.
 Sizes: TypeAlias = "float | Sequence[float]"
+
+#: A voxel size that chooses a level: as ``Sizes``, or one entry per spatial axis with None on the axes that take no
+#: part in the choice (A14).
+SizesOrNone: TypeAlias = "float | Sequence[float | None]"
 
 #: A world box: a Box, a (begin, end) pair of lists, or anything with .begin/.end or .offset/.shape (a funlib Roi).
 BoxLike: TypeAlias = "Box | tuple[Sequence[float], Sequence[float]] | _BeginEnd | _OffsetShape"

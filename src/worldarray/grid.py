@@ -13,14 +13,14 @@ import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from .fields import Placement
 from .blocks import Blocks, blocks
-from .geometry import (Box, as_box, centre_of, centre_rule, centres, corners, default_axes, on_grid, one_number,
-                       over_axes, per_axis, same, spatial_indices)
+from .geometry import (Box, SizesOrNone, as_box, centre_of, centre_rule, centres, corners, default_axes, on_grid,
+                       one_number, over_axes, per_axis, same, sizes_or_none, snap_integral, spatial_indices)
 from .metadata import ArrayMeta
 from .ome import axis_units
 from .resample import plan_read, target_extent
@@ -299,14 +299,41 @@ def _relabelled(grid: ArrayMeta, target: Sequence[float]) -> ArrayMeta:
     return dataclasses.replace(grid, voxel_size=tuple(sizes), translation=tuple(shifts))
 
 
+def _own_where_none(wanted: Sequence[float | None], grid: ArrayMeta, anchor: Sequence[float] | None,
+                   base: Sequence[float]) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """An axis whose voxel size is None keeps the grid's own voxel size and corner there, and an anchor entry on it
+    must lie on the grid's voxel corners (A14); elsewhere the size asked for and the anchor, or ``base`` without one.
+
+    Returns the target voxel sizes and corner per spatial axis; ValueError naming the axis when the anchor is off
+    the grid there.
+    """
+    sizes = [grid.voxel_size[i] for i in grid.spatial]
+    own = corners([grid.translation[i] for i in grid.spatial], sizes)
+    corner = list(base if anchor is None else anchor)
+    for k, size in enumerate(wanted):
+        if size is not None:
+            continue
+        if anchor is not None and not snap_integral((anchor[k] - own[k]) / sizes[k]).is_integer():
+            axis = grid.axes[grid.spatial[k]]
+            raise ValueError(f"anchor is {tuple(anchor)}; on axis {axis}, where voxel_size is None, it must lie on the "
+                             f"source grid (a voxel corner, {own[k]:g} + i * {sizes[k]:g}), and {anchor[k]:g} does not")
+        corner[k] = own[k]
+    return tuple(s if w is None else w for w, s in zip(wanted, sizes, strict=True)), tuple(corner)
+
+
 def target_grid(frame: Frame, voxel_size: Any, anchor: Any) -> Target | None:
     """The grid a ``read(voxel_size=, anchor=)`` resamples onto, or None when it reads the handle's own voxels.
 
-    At the handle's own voxel size an anchor resamples nothing (A1).
+    At the handle's own voxel size an anchor resamples nothing (A1). An axis whose voxel size is None is the
+    handle's own there (A14).
     """
     corner = anchor_of(anchor, frame.source) if anchor is not None else None
     if voxel_size is not None:
-        sizes = per_axis(one_number(voxel_size), len(frame.spatial), "voxel_size", positive=True)
+        wanted = sizes_or_none(one_number(voxel_size), len(frame.spatial), "voxel_size")
+        if None in wanted:
+            sizes, corner = _own_where_none(wanted, frame.meta, corner, anchor_of(None, frame.source))
+        else:
+            sizes = cast(tuple[float, ...], wanted)
         if not same(sizes, frame.voxel_size):
             return sizes, corner or anchor_of(None, frame.source)
     if frame.resampled:
@@ -354,24 +381,30 @@ def _dropped(grid: ArrayMeta, pins: Sequence[tuple[int, int]]) -> ArrayMeta:
     return grid
 
 
-def frame_of(source: ArrayMeta, voxel_size: float | Sequence[float] | None, policy: str, anchor: Any,
+def frame_of(source: ArrayMeta, voxel_size: SizesOrNone | None, policy: str, anchor: Any,
              select: Mapping[str, int] | None, refuse: Any) -> Frame:
     """The frame of a handle on the stored level ``source`` (in the units asked for), opened at ``voxel_size``.
 
     ``policy`` is what happens when the level is not at that size (``levels.mismatch_policy``): "keep", "relabel",
-    "resample" or "error", which calls ``refuse(have, wanted)`` to raise.
+    "resample" or "error", which calls ``refuse(have, wanted)`` to raise. An axis whose voxel size is None keeps the
+    level's own (A14).
     """
     grid, base, resampled = source, source, False
     if voxel_size is not None:
-        target = per_axis(one_number(voxel_size), len(source.spatial), "voxel_size", positive=True)
+        wanted = sizes_or_none(one_number(voxel_size), len(source.spatial), "voxel_size")
         have = tuple(source.voxel_size[i] for i in source.spatial)
+        if None in wanted:
+            given = None if anchor is None else anchor_of(anchor, source)
+            target, anchor = _own_where_none(wanted, source, given, anchor_of(None, source))
+        else:
+            target = cast(tuple[float, ...], wanted)
         if not same(have, target) and policy != "keep":
             if policy == "resample":
                 grid, resampled = resample_target(source, target, anchor), True
             elif policy == "relabel":
                 grid = base = _relabelled(source, target)
             else:
-                refuse(have, target)
+                refuse(have, wanted)
     pins = pins_of(source, select) if select else ()
     return Frame(_dropped(grid, pins), _dropped(base, pins), base, resampled, pins)
 

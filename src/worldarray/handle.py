@@ -18,8 +18,8 @@ import tensorstore as ts
 from . import resample, retry, store, write
 from .detect import Node, Reach, open_array, reach_array, source_of
 from .fields import Placement, exact_value
+from .geometry import Sizes, SizesOrNone, floats, sizes_or_none
 from .keys import GzippedChunks, gzipped_chunks
-from .geometry import Sizes, floats
 from .grid import Frame, base_rescale, frame_of, rescaled, spatial_placement
 from .levels import LEVEL_MODES, ON_MISMATCH, Level, check_listing, choose, mismatch_policy, resolve
 from .metadata import ArrayMeta, parse
@@ -28,7 +28,7 @@ from .retry import Retry
 from .units import NANOMETER, Request, UnitsArgument
 
 __all__ = ["Options", "Opened", "open_level", "pinned", "checked_padding", "metadata", "open_tensorstore",
-           "PathLike", "Sizes", "Padding", "Transform", "Index", "Masked", "METHODS", "then"]
+           "PathLike", "Sizes", "SizesOrNone", "Padding", "Transform", "Index", "Masked", "METHODS", "then"]
 
 #: What fills the part of a read outside the data: a value the dtype holds, or "edge" (the nearest stored voxel).
 Padding: TypeAlias = "float | str"
@@ -46,12 +46,28 @@ def one_of(name: str, value: Any, allowed: Sequence[Any]) -> None:
         raise ValueError(f"{name} is {value!r}; expected one of {tuple(allowed)}")
 
 
+def _check_sizes(name: str, value: Any) -> None:
+    """A voxel size at open is finite sizes > 0, one number or one per spatial axis (how many is the level's to say);
+    ``voxel_size`` may hold None on the axes that do not choose the level, not on all of them (A14)."""
+    if value is None:
+        return
+    try:
+        if name == "voxel_size":
+            sizes_or_none(value, None, name)
+        else:
+            floats(name, [value] if np.ndim(value) == 0 else value, positive=True)
+    except ValueError:
+        wanted = "finite sizes > 0" + (", or None on the axes that do not choose the level (not on all)"
+                                       if name == "voxel_size" else "")
+        raise ValueError(f"{name} is {value!r}; expected {wanted}") from None
+
+
 @dataclasses.dataclass(frozen=True)
 class Options:
     """The arguments of ``open`` other than path and context, checked once; the record a handle pickles by."""
 
     level: Level = None
-    voxel_size: Sizes | None = None
+    voxel_size: SizesOrNone | None = None
     level_mode: str = "floor"
     on_mismatch: str = "error"
     padding: Padding = 0
@@ -76,13 +92,8 @@ class Options:
         one_of("on_mismatch", self.on_mismatch, ON_MISMATCH)
         one_of("method", self.method, METHODS)
         one_of("metadata_conflicts", self.metadata_conflicts, ("error", "warn"))
-        for name in ("voxel_size", "base_voxel_size"):
-            value = getattr(self, name)
-            try:  # one number, or one per spatial axis: how many is the level's to say
-                if value is not None:
-                    floats(name, [value] if np.ndim(value) == 0 else value, positive=True)
-            except ValueError:
-                raise ValueError(f"{name} is {value!r}; expected finite sizes > 0") from None
+        _check_sizes("voxel_size", self.voxel_size)
+        _check_sizes("base_voxel_size", self.base_voxel_size)
         if self.retries is not None and not isinstance(self.retries, Retry):
             raise ValueError(f"retries is {self.retries!r}; expected a wa.Retry or None")
         if self.transform is not None and not callable(self.transform):
@@ -173,7 +184,7 @@ def open_level(path: str, options: Options, context: ts.Context | None) -> Opene
     node = choice.found.node
     level_path = store.join(node.path, node.scale_key) if node.scale_key else node.path
 
-    def refuse(have: tuple[float, ...], wanted: tuple[float, ...]) -> None:
+    def refuse(have: tuple[float, ...], wanted: tuple[float | None, ...]) -> None:
         listing = ", ".join(f"{name} {spatial_placement(p, options.units)[0]}" for name, p in choice.listed or ())
         raise ValueError(f"{path}: no level has voxel size {wanted}; level {choice.name} has {have} "
                          f"(on_mismatch='error'); the levels are {listing or ', '.join(choice.names)}; "

@@ -10,7 +10,7 @@ differently, that is a conflict (``check_listing``).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -18,7 +18,7 @@ from . import store
 from .detect import Gathered, Node, gather, probe, scale_key_of, source_of
 from .diagnostics import warn
 from .fields import Document, Placement, Source
-from .geometry import RTOL, default_axes, isclose, one_number, per_axis, same, spatial_indices
+from .geometry import RTOL, SizesOrNone, default_axes, isclose, one_number, same, sizes_or_none, spatial_indices
 from .metadata import ArrayMeta, level_placements, parse
 from .ome import first_listing, walk
 from .units import NANOMETER, convert
@@ -184,6 +184,11 @@ def _listing(entries) -> str:
     return ", ".join(f"{_name_of(item)} {tuple(sizes)}" for item, sizes in entries) or "none"
 
 
+def _first_like(entries, best):
+    """The first listed entry the same as ``best`` within rtol 1e-6: among equal levels the first listed wins."""
+    return next(entry for entry in entries if same(entry[1], best[1]))
+
+
 def _nearest(entries, target):
     """The entry closest to ``target`` on a log scale summed over axes; distances equal within ``RTOL`` (float
     rounding of the logs) are a tie, which the finer level wins."""
@@ -192,10 +197,29 @@ def _nearest(entries, target):
 
     best = min(distance(entry) for entry in entries)
     tied = [entry for entry in entries if isclose(distance(entry), best)]
-    return min(tied, key=lambda entry: math.prod(entry[1]))
+    return _first_like(tied, min(tied, key=lambda entry: math.prod(entry[1])))
 
 
-def select_level(levels: Sequence[Any], voxel_size: float | Sequence[float], mode: str = "floor") -> Any:
+def _chosen(entries, target, mode: str, asked: tuple, listing: Callable[[], str]):
+    """The entry ``mode`` picks for ``target`` among (item, sizes) ``entries``, sizes and target on the axes that
+    choose; ``asked`` (the voxel size as given) and ``listing`` (every level) are for the errors."""
+    for entry in entries:
+        if same(entry[1], target):
+            return entry
+    if mode == "exact":
+        raise ValueError(f"no level has voxel size {asked}; the levels are {listing()}")
+    if mode == "nearest":
+        return _nearest(entries, target)
+    finer = [entry for entry in entries if all(s <= t * (1 + RTOL) for s, t in zip(entry[1], target, strict=True))]
+    if finer:
+        return _first_like(finer, max(finer, key=lambda entry: math.prod(entry[1])))
+    if mode == "finer":
+        raise ValueError(f"every level is coarser than voxel size {asked} on some axis; "
+                         f"the levels are {listing()}")
+    return entries[0]
+
+
+def select_level(levels: Sequence[Any], voxel_size: SizesOrNone, mode: str = "floor") -> Any:
     """Pick the level for a voxel size: floor, finer, exact, nearest or resample (Behaviour 3).
 
     ``levels`` holds (name, voxel_size) pairs or objects with ``.voxel_size``; the chosen entry is
@@ -203,34 +227,28 @@ def select_level(levels: Sequence[Any], voxel_size: float | Sequence[float], mod
     axis. floor: the level at that size, else the coarsest no coarser than the target on any axis, else the
     first; finer: as floor but ValueError instead of the first; exact: that level or ValueError; nearest: the
     closest on a log scale summed over axes, the finer on a tie (distances within rtol 1e-6); resample: the
-    level floor picks, to resample from.
+    level floor picks, to resample from. An axis whose entry is None takes no part: every mode compares the
+    other axes only, and among levels equal on those the first listed wins (A14).
 
     >>> select_level([("s0", (4, 4)), ("s1", (8, 8))], (6, 6))
     ('s0', (4, 4))
+    >>> select_level([("s0", (40, 4, 4)), ("s1", (40, 8, 8))], (None, 8, 8))
+    ('s1', (40, 8, 8))
     """
     if mode not in LEVEL_MODES:
         raise ValueError(f"level_mode is {mode!r}; expected one of {LEVEL_MODES}")
     entries = [(item, _sizes_of(item)) for item in levels]
     if not entries:
         raise ValueError("select_level: no levels to choose from")
-    target = per_axis(one_number(voxel_size), len(entries[0][1]), "voxel_size", positive=True)
+    wanted = sizes_or_none(one_number(voxel_size), len(entries[0][1]), "voxel_size")
     for item, sizes in entries:
-        if len(sizes) != len(target):
-            raise ValueError(f"voxel_size {target} has {len(target)} entries; level {_name_of(item)} has {sizes}")
-        if same(sizes, target):
-            return item
-    if mode == "exact":
-        raise ValueError(f"no level has voxel size {target}; the levels are {_listing(entries)}")
-    if mode == "nearest":
-        return _nearest(entries, target)[0]
-    finer = [(item, sizes) for item, sizes in entries
-             if all(s <= t * (1 + RTOL) for s, t in zip(sizes, target, strict=True))]
-    if finer:
-        return max(finer, key=lambda entry: math.prod(entry[1]))[0]
-    if mode == "finer":
-        raise ValueError(f"every level is coarser than voxel size {target} on some axis; "
-                         f"the levels are {_listing(entries)}")
-    return entries[0][0]
+        if len(sizes) != len(wanted):
+            raise ValueError(f"voxel_size {wanted} has {len(wanted)} entries; level {_name_of(item)} has {sizes}")
+    axes = [k for k, size in enumerate(wanted) if size is not None]
+    compared = [(index, tuple(sizes[k] for k in axes)) for index, (_, sizes) in enumerate(entries)]
+    target = tuple(size for size in wanted if size is not None)
+    index, _ = _chosen(compared, target, mode, wanted, lambda: _listing(entries))
+    return entries[index][0]
 
 
 def _as_placement(meta: ArrayMeta) -> Placement:
@@ -310,7 +328,7 @@ def _placements_of(node: Node, found: Gathered, names) -> tuple[tuple[str, Place
     return tuple(out)
 
 
-def choose(path: str, level: Level = None, voxel_size: float | Sequence[float] | None = None,
+def choose(path: str, level: Level = None, voxel_size: SizesOrNone | None = None,
            level_mode: str = "floor", sizes=None) -> Choice:
     """Return the array that ``path``, ``level`` and ``voxel_size`` name (Behaviour 3).
 

@@ -22,7 +22,7 @@ from .detect import Gathered, gather, source_of
 from .fields import Placement
 from .factors import derived_level
 from .grid import Grid, spatial_placement
-from .handle import MODES, PathLike, Sizes, one_of
+from .handle import MODES, PathLike, Sizes, SizesOrNone, one_of
 from .levels import Level, group_source, level_names, listed_by_parent, pick, select_level
 from .metadata import ArrayMeta, level_placements, parse
 from .units import NANOMETER, UnitsArgument
@@ -214,8 +214,9 @@ class Pyramid:
                                             retries=self._retries)
         return self._opened[name]
 
-    def select(self, voxel_size: Sizes, mode: str = "floor") -> WorldArray:
-        """The level ``select_level`` picks for ``voxel_size`` (in this pyramid's units), opened."""
+    def select(self, voxel_size: SizesOrNone, mode: str = "floor") -> WorldArray:
+        """The level ``select_level`` picks for ``voxel_size`` (in this pyramid's units), opened: the level ``wa.open``
+        picks for the same arguments (an entry None leaves that axis out of the choice, A14)."""
         chosen = select_level(list(zip(self.names, self.voxel_sizes(), strict=True)), voxel_size, mode)
         return self.by_name(chosen[0])
 

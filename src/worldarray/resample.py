@@ -4,9 +4,10 @@ Target voxel j of a grid anchored at corner A with voxel size t is centred at A 
 "nearest" takes the source voxel whose half-open extent holds that centre (a centre on a boundary
 belongs to the upper voxel); "linear" takes the mean of the source block a whole factor >= 2 covers
 when the grids align, else interpolates between the two nearest source centres with the border
-repeated. Each spatial axis is planned on its own (``plan_axis``), then the plans are applied to the
-block of source voxels they name (``apply``); ``read`` does both around the caller's fetch of that block.
-Pure numpy: the caller reads the block.
+repeated. An axis on the source grid itself (the same voxel size, anchored on a source voxel
+corner) is read as stored under either method. Each spatial axis is planned on its own
+(``plan_axis``), then the plans are applied to the block of source voxels they name (``apply``);
+``read`` does both around the caller's fetch of that block. Pure numpy: the caller reads the block.
 """
 
 from __future__ import annotations
@@ -73,6 +74,8 @@ def plan_axis(j0: int, j1: int, n: int, size: float, corner: float, target: floa
     offset = (anchor - corner) / size  # where the target grid starts, in source voxels from the source corner
     whole = snap_integral(ratio)
     aligned = snap_integral(offset)
+    if whole == 1 and float(aligned).is_integer():  # the source grid itself: its voxels, under either method
+        return _plan_take(j + int(aligned), n, edge)
     if method == "linear" and whole >= 2 and float(whole).is_integer() and float(aligned).is_integer():
         return _plan_mean(j, n, int(whole), int(aligned), edge)
     centres = centre_of(offset, ratio, j)  # target centres, in source voxels from the source corner
