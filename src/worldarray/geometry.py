@@ -370,12 +370,12 @@ def _edge(begin, end, shape, out_shape, fetch, empty) -> np.ndarray:
     starts = [min(max(first - b, 0), o - 1) for first, b, o in zip(low, begin, out_shape, strict=True)]
     stops = [min(s + h - first, o) for s, h, first, o in zip(starts, high, low, out_shape, strict=True)]
     out[tuple(map(slice, starts, stops))] = block[tuple(slice(0, e - s) for s, e in zip(starts, stops, strict=True))]
-    every = [slice(None)] * len(out_shape)
     for axis, (start, stop) in enumerate(zip(starts, stops, strict=True)):
+        before = (slice(None),) * axis
         if start > 0:
-            out[(*every[:axis], slice(0, start))] = out[(*every[:axis], slice(start, start + 1))]
+            out[before + (slice(0, start),)] = out[before + (slice(start, start + 1),)]
         if stop < out_shape[axis]:
-            out[(*every[:axis], slice(stop, None))] = out[(*every[:axis], slice(stop - 1, stop))]
+            out[before + (slice(stop, None),)] = out[before + (slice(stop - 1, stop),)]
     return out
 
 
