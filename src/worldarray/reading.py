@@ -7,7 +7,7 @@ Behaviour 4). Attempt 1 of each fetch runs inline, so a read costs what tensorst
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -60,13 +60,16 @@ def voxels(opened: Opened, options: Options, view: TensorStore, shape: Sequence[
 def resampled(opened: Opened, options: Options, view: TensorStore, kept: Sequence[int] | None, begin: Sequence[int],
               end: Sequence[int], target: Target, method: str, padding: Padding | None, mask: bool,
               retries: Retry | None, transform: Transform | None, post_transform: Transform | None) -> Any:
-    """Target voxels [begin, end) of the grid ``target``, read from the stored level (Behaviour 4)."""
+    """Target voxels [begin, end) of the grid ``target``, read from the stored level (Behaviour 4).
+
+    A read whose source block is over ``SLAB_BYTES`` goes slab by slab along its first spatial axis, and a slab
+    still over it along the next, each slab's source whole chunks where the plan allows: a target voxel depends only
+    on its index, so the slabs are the one read, and the memory held is the output plus one slab of source.
+    """
     dtype = opened.frame.dtype
     fill = options.padding if padding is None else checked_padding(padding, dtype)
     source = opened.frame.source
-    axes = kept if kept is not None else range(len(source.shape))
-    plans = resample.plan_read(source.shape, source.voxel_size, source.translation, source.spatial, list(axes),
-                               begin, end, target, method, fill == "edge")
+    axes = list(kept if kept is not None else range(len(source.shape)))
     transform = transform if transform is not None else options.transform
     itemsize = dtype.itemsize
 
@@ -74,4 +77,50 @@ def resampled(opened: Opened, options: Options, view: TensorStore, kept: Sequenc
         piece = view[index]
         return fetch(opened, options, piece, math.prod(piece.shape) * itemsize, retries)
 
-    return resample.read(plans, fill, mask, transform, post_transform, dtype, part)
+    spatial = [position for position, axis in enumerate(axes) if axis in source.spatial]
+
+    def slabbed(first, last, depth):  # slabs along the spatial axes in turn (z, then y, ...) while over budget
+        plans = resample.plan_read(source.shape, source.voxel_size, source.translation, source.spatial, axes, first,
+                                   last, target, method, fill == "edge")
+        k = spatial[depth] if depth < len(spatial) else None
+        rows = _slab_rows(plans, k, itemsize, source.chunk_shape[axes[k]]) if k is not None else None
+        if k is None or rows is None:
+            return resample.read(plans, fill, mask, transform, post_transform, dtype, part)
+        return _by_slabs(lambda lo, hi: slabbed(lo, hi, depth + 1), first, last, k, rows, mask)
+
+    return slabbed(begin, end, 0)
+
+
+def _by_slabs(read: Callable[[list[int], list[int]], Any], begin: Sequence[int], end: Sequence[int], k: int,
+              rows: int, mask: bool) -> Any:
+    """[begin, end) read as slabs of ``rows`` along axis ``k`` by ``read(first, last)`` and put together."""
+    out: tuple[np.ndarray, ...] = ()
+    count = end[k] - begin[k]
+    for a in range(0, count, rows):
+        b = min(a + rows, count)
+        first, last = list(begin), list(end)
+        first[k], last[k] = begin[k] + a, begin[k] + b
+        pieces = read(first, last)
+        pieces = pieces if mask else (pieces,)
+        if not out:
+            out = tuple(np.empty(p.shape[:k] + (count,) + p.shape[k + 1:], p.dtype) for p in pieces)
+        for whole, slab in zip(out, pieces, strict=True):
+            whole[(slice(None),) * k + (slice(a, b),)] = slab
+    return out if mask else out[0]
+
+
+#: A resampled read whose source block is larger than this reads slab by slab (about this much source at a time).
+SLAB_BYTES = 8 * 2**20
+
+
+def _slab_rows(plans: Sequence[resample.AxisPlan], k: int, itemsize: int, chunk: int) -> int | None:
+    """Target rows per slab along axis ``k``, each slab about SLAB_BYTES of source in whole chunks of ``chunk``
+    source rows; None when the source block is within SLAB_BYTES (or empty), so it is read at once."""
+    spans = [max(0, -(-(p.hi - p.lo) // p.step)) for p in plans]
+    total = math.prod(spans) * itemsize
+    rows_out = len(plans[k].valid)
+    if total <= SLAB_BYTES or spans[k] <= 1 or rows_out <= 1:
+        return None
+    row_bytes = total // spans[k]
+    source_rows = max(chunk, SLAB_BYTES // max(row_bytes, 1) // chunk * chunk)
+    return max(1, rows_out * source_rows // spans[k])
