@@ -20,7 +20,7 @@ from .diagnostics import warn
 from .fields import Document, Placement, Source
 from .geometry import RTOL, SizesOrNone, default_axes, isclose, one_number, same, sizes_or_none, spatial_indices
 from .metadata import ArrayMeta, level_placements, parse
-from .ome import first_listing, walk
+from .ome import dataset_scale, first_listing, walk
 from .units import NANOMETER, convert
 
 __all__ = ["LEVEL_MODES", "ON_MISMATCH", "Level", "Choice", "choose", "level_names", "resolve", "pick",
@@ -75,9 +75,8 @@ def level_names(node: Node) -> tuple[str, ...]:
 def _scale_text(node: Node, name: str) -> str:
     for _, path, dataset in walk(node.attrs):
         if path == name:
-            scales = [t.get("scale") for t in dataset.get("coordinateTransformations") or []
-                      if isinstance(t, Mapping) and t.get("type") == "scale"]
-            return f"{name} (scale {scales[0]})" if scales else name
+            scale = dataset_scale(dataset)
+            return f"{name} (scale {scale})" if scale is not None else name
     if node.format == "precomputed":
         for scale in node.docs["info"].get("scales") or []:
             if scale.get("key") == name:

@@ -496,7 +496,7 @@ def parse_documents(format: str, array: Mapping[str, Any], attrs: Mapping[str, A
 
 def level_placements(source: Source) -> list[tuple[str, Placement]] | None:
     """Each listed level's placement from a group's own document, by its format's rules, without opening a level;
-    None when it lists none.
+    None when it lists none, or when the document alone does not place one of them.
 
     ``source.own`` is the group (its attributes; for precomputed, ``source.array`` is the info). OME levels
     compose the dataset's transforms with the multiscale's; COSEM N5 levels read their dataset transform (the
@@ -515,7 +515,10 @@ def level_placements(source: Source) -> list[tuple[str, Placement]] | None:
     multiscale, entries = listing
     url = source.own.url
     if source.format != "n5":
-        return [(path, group_placement(multiscale, dataset, url)) for path, dataset in entries]
+        placed = [(path, group_placement(multiscale, dataset, url)) for path, dataset in entries]
+        if any(placement is None for _, placement in placed):
+            return None  # the levels are placed by opening them, all alike
+        return [(path, placement) for path, placement in placed if placement is not None]
     # N5 groups place their levels by the cosem rule alone: a dataset transform, C order
     transforms = [dataset.get("transform") for _, dataset in entries]
     if not all(isinstance(t, Mapping) for t in transforms):

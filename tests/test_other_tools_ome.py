@@ -1,0 +1,93 @@
+"""OME-Zarr as other tools write it: ngff-zarr's OME 0.6.
+
+Each store is built document by document as its tool writes it: ngff-zarr puts one ``sequence`` [scale, translation]
+per dataset, from ``{"path": ...}`` to ``{"name": "intrinsic"}``, at the paths ``scale0/image``, ``scale1/image``.
+Where the fixture (``fixtures/metadata.json``) pins one level's
+placement, these tests pin what a group, a pyramid and a read do with it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import worldarray as wa
+from conftest import BUILDERS, GROUP_BUILDERS, arange_values
+
+BASE = (0.5, 0.25, 0.25)  # micrometer: ngff-zarr's scale0
+LEVELS = (("scale0/image", 1, (8, 8, 8)), ("scale1/image", 2, (4, 4, 4)))
+
+
+def _sequence(path: str, scale, translation) -> dict:
+    return {"input": {"path": path}, "output": {"name": "intrinsic"}, "name": f"{path.split('/')[0]}_to_intrinsic",
+            "type": "sequence", "transformations": [{"type": "scale", "scale": list(scale)},
+                                                    {"type": "translation", "translation": list(translation)}]}
+
+
+def ngff_zarr_06(root: Path, version: str = "0.6rc0", scale0=BASE, array_attrs=None) -> Path:
+    """An ngff-zarr OME 0.6 image: each factor-f level at f * scale0, its voxel 0 centred (f - 1) / 2 base voxels
+    in, as ngff-zarr's downsampling places it; ``array_attrs`` are added to each level's own attributes."""
+    axes = [{"name": name, "type": "space", "unit": "micrometer"} for name in "zyx"]
+    datasets = [{"path": path, "coordinateTransformations": [_sequence(
+        path, [s * f for s in scale0], [s * (f - 1) / 2 for s in scale0])]} for path, f, _ in LEVELS]
+    multiscale = {"coordinateSystems": [{"name": "intrinsic", "axes": axes}], "datasets": datasets, "name": "image",
+                  "type": "itkwasm_gaussian"}
+    GROUP_BUILDERS["zarr3"](root, {"path": "img.ome.zarr", "attrs": {
+        "ome": {"version": version, "multiscales": [multiscale]}}})
+    for path, _, shape in LEVELS:
+        GROUP_BUILDERS["zarr3"](root, {"path": f"img.ome.zarr/{path.split('/')[0]}", "attrs": {}})
+        BUILDERS["zarr3"](root, {"path": f"img.ome.zarr/{path}", "shape": list(shape), "dtype": "uint16",
+                                 "chunks": [4, 4, 4], "document": {"dimension_names": ["z", "y", "x"]},
+                                 "attrs": array_attrs or {}})
+    return root / "img.ome.zarr"
+
+
+# ---------------------------------------------------------------- ngff-zarr, OME 0.6
+
+
+def test_an_ngff_zarr_06_level_opens_by_group_and_position(tmp_path):
+    vol = wa.open(ngff_zarr_06(tmp_path), level=1, units="micrometer")
+    assert vol.level_name == "scale1/image"
+    assert vol.voxel_size == pytest.approx((1.0, 0.5, 0.5))
+    assert vol.translation == pytest.approx((0.25, 0.125, 0.125))
+    assert vol.axes == ("z", "y", "x")
+
+
+@pytest.mark.parametrize("version", ["0.6.dev4", "0.6rc0", "0.6"])
+def test_every_06_version_tag_ngff_zarr_has_written_reads_alike(tmp_path, version):
+    vol = wa.open(ngff_zarr_06(tmp_path, version=version), level=0, units="micrometer")
+    assert vol.voxel_size == pytest.approx(BASE)
+
+
+def test_an_ngff_zarr_06_pyramid_lists_each_levels_voxel_size(tmp_path):
+    pyramid = wa.open_pyramid(ngff_zarr_06(tmp_path))
+    assert pyramid.names == ("scale0/image", "scale1/image")
+    assert pyramid.voxel_sizes() == [pytest.approx((500.0, 250.0, 250.0)), pytest.approx((1000.0, 500.0, 500.0))]
+    assert pyramid.translations()[1] == pytest.approx((250.0, 125.0, 125.0))
+
+
+def test_a_voxel_size_picks_the_ngff_zarr_06_level_at_it(tmp_path):
+    vol = wa.open(ngff_zarr_06(tmp_path), voxel_size=(1000.0, 500.0, 500.0))
+    assert vol.level_name == "scale1/image"
+
+
+def test_a_world_box_of_an_ngff_zarr_06_level_reads_the_voxels_whose_centres_it_holds(tmp_path):
+    vol = wa.open(ngff_zarr_06(tmp_path), level=1)
+    size = np.asarray(BASE) * 2 * 1000  # nanometres, as the store was written
+    corner = np.asarray(BASE) * (2 - 1) / 2 * 1000 - size / 2  # voxel 0's centre less half a voxel
+    # edges 0.1 voxel below centres, so a translation off by a quarter voxel reads other voxels
+    data = vol.read((tuple(corner + size * (1.4, 1.4, 2.4)), tuple(corner + size * 3.4)))
+    np.testing.assert_array_equal(data, arange_values((4, 4, 4), "uint16")[1:3, 1:3, 2:3])
+
+
+def test_a_group_without_a_level_lists_each_06_levels_scale(tmp_path):
+    with pytest.raises(ValueError, match=r"scale1/image \(scale \[1\.0, 0\.5, 0\.5\]\)"):
+        wa.open(ngff_zarr_06(tmp_path))
+
+
+def test_a_06_group_whose_document_places_no_level_lists_its_levels_by_their_own_documents(tmp_path):
+    # two scale entries for three axes: the group document places no level, and each level's own attributes do
+    group = ngff_zarr_06(tmp_path, scale0=(0.5, 0.25), array_attrs={"dimension_units": ["4 nm"] * 3})
+    assert wa.open_pyramid(group).voxel_sizes() == [(4.0, 4.0, 4.0), (4.0, 4.0, 4.0)]
