@@ -1,13 +1,14 @@
-"""OME-Zarr as other tools write it: ngff-zarr's OME 0.6.
+"""OME-Zarr as other tools write it: ngff-zarr's OME 0.6 and ome-zarr-py's OME 0.3.
 
 Each store is built document by document as its tool writes it: ngff-zarr puts one ``sequence`` [scale, translation]
-per dataset, from ``{"path": ...}`` to ``{"name": "intrinsic"}``, at the paths ``scale0/image``, ``scale1/image``.
-Where the fixture (``fixtures/metadata.json``) pins one level's
-placement, these tests pin what a group, a pyramid and a read do with it.
+per dataset, from ``{"path": ...}`` to ``{"name": "intrinsic"}``, at the paths ``scale0/image``, ``scale1/image``;
+ome-zarr-py's 0.3 lists axes by name and datasets by path alone. Where the fixture (``fixtures/metadata.json``)
+pins one level's placement, these tests pin what a group, a pyramid and a read do with it.
 """
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +43,20 @@ def ngff_zarr_06(root: Path, version: str = "0.6rc0", scale0=BASE, array_attrs=N
                                  "chunks": [4, 4, 4], "document": {"dimension_names": ["z", "y", "x"]},
                                  "attrs": array_attrs or {}})
     return root / "img.ome.zarr"
+
+
+def ome_03(root: Path, name: str = "v03.zarr") -> Path:
+    """An ome-zarr-py OME 0.3 image: axes by name, datasets by path, no transforms; y and x halved per level."""
+    GROUP_BUILDERS["zarr2"](root, {"path": name, "attrs": {"multiscales": [
+        {"version": "0.3", "name": "/", "axes": ["z", "y", "x"], "datasets": [{"path": "0"}, {"path": "1"}]}]}})
+    for level, shape in (("0", [4, 8, 8]), ("1", [4, 4, 4])):
+        BUILDERS["zarr2"](root, {"path": f"{name}/{level}", "shape": shape, "dtype": "uint16",
+                                 "chunks": [1, *shape[1:]], "document": {"dimension_separator": "/"}})
+    return root / name
+
+
+def _ours(caught, text: str) -> list[str]:
+    return [str(w.message) for w in caught if issubclass(w.category, wa.MetadataWarning) and text in str(w.message)]
 
 
 # ---------------------------------------------------------------- ngff-zarr, OME 0.6
@@ -91,3 +106,34 @@ def test_a_06_group_whose_document_places_no_level_lists_its_levels_by_their_own
     # two scale entries for three axes: the group document places no level, and each level's own attributes do
     group = ngff_zarr_06(tmp_path, scale0=(0.5, 0.25), array_attrs={"dimension_units": ["4 nm"] * 3})
     assert wa.open_pyramid(group).voxel_sizes() == [(4.0, 4.0, 4.0), (4.0, 4.0, 4.0)]
+
+
+# ---------------------------------------------------------------- ome-zarr-py, OME 0.3
+
+
+def test_an_ome_03_group_warns_once_however_many_of_its_levels_open(tmp_path):
+    group = ome_03(tmp_path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        wa.open(group, level=0)
+        wa.open(group, level=1)
+        wa.open_pyramid(group).voxel_sizes()
+    assert len(_ours(caught, "carries no voxel sizes")) == 1
+
+
+def test_the_ome_03_warning_names_the_group_and_the_version(tmp_path):
+    group = ome_03(tmp_path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        wa.open(group, level=1)
+    (message,) = _ours(caught, "carries no voxel sizes")
+    assert str(group) in message and "OME-NGFF 0.3" in message
+
+
+def test_two_ome_03_groups_warn_once_each(tmp_path):
+    groups = ome_03(tmp_path, "a.zarr"), ome_03(tmp_path, "b.zarr")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for group in groups * 2:
+            wa.open(group, level=0)
+    assert len(_ours(caught, "carries no voxel sizes")) == 2

@@ -21,7 +21,7 @@ from .diagnostics import warn
 from .fields import Facts, Placement, Source, list_of, numbers, where
 from .geometry import centres, floats, isclose, same, spatial_indices, spread
 
-__all__ = ["OME_VERSIONS", "AXIS_TYPES", "multiscales_of", "dataset_path", "walk",
+__all__ = ["OME_VERSIONS", "AXIS_TYPES", "UNPLACED_VERSIONS", "multiscales_of", "dataset_path", "walk",
            "first_listing", "flattened", "dataset_scale", "compose", "ome_placement", "group_placement",
            "ome_multiscales", "axis_units", "version_of", "with_entry"]
 
@@ -32,6 +32,10 @@ OME_VERSIONS = {"0.4": "zarr2", "0.5": "zarr3"}
 AXIS_TYPES = ("space", "time", "channel")
 _TYPE_OF_NAME = {**dict.fromkeys("zyx", "space"), "t": "time", "time": "time", "c": "channel", "channel": "channel"}
 _WITH_UNIT = ("space", "time")  # OME writes a unit on these axis types only
+
+#: The OME-NGFF versions whose multiscales carry no coordinateTransformations, so no voxel size and no translation.
+UNPLACED_VERSIONS = ("0.1", "0.2", "0.3")
+_unplaced_warned: set[str] = set()  # the group documents already warned about in this process, by URL
 
 
 # ---------------------------------------------------------------- the documents' shape
@@ -150,7 +154,20 @@ def _placed(multiscale, dataset, path, ndim: int, url) -> Placement:
     voxel, shift = compose(multiscale.get("coordinateTransformations"), ndim, url, outer, voxel, shift)
     _check_scale_first(dataset.get("coordinateTransformations"), url, key)
     _check_scale_first(multiscale.get("coordinateTransformations"), url, outer)
+    _warn_unplaced(multiscale, dataset, url)
     return Placement(voxel, shift, units, names)
+
+
+def _warn_unplaced(multiscale, dataset, url: str) -> None:
+    """OME-NGFF 0.1 to 0.3 carry no voxel sizes, so their levels read at voxel size 1 with one warning per group."""
+    version = multiscale.get("version")
+    if str(version) not in UNPLACED_VERSIONS or url in _unplaced_warned:
+        return
+    if dataset.get("coordinateTransformations") or multiscale.get("coordinateTransformations"):
+        return
+    _unplaced_warned.add(url)
+    warn(f"{url}: multiscales version is {version!r}; OME-NGFF {version} carries no voxel sizes, so every level of "
+         "this group reads at voxel size 1 and translation 0")
 
 
 def _check_scale_first(transforms, url: str, key: str) -> None:
