@@ -1,9 +1,10 @@
-"""OME-Zarr as other tools write it: ngff-zarr's OME 0.6 and ome-zarr-py's OME 0.3.
+"""OME-Zarr as other tools write it: ngff-zarr's OME 0.6, ome-zarr-py's OME 0.3 and a bioformats2raw root.
 
 Each store is built document by document as its tool writes it: ngff-zarr puts one ``sequence`` [scale, translation]
 per dataset, from ``{"path": ...}`` to ``{"name": "intrinsic"}``, at the paths ``scale0/image``, ``scale1/image``;
-ome-zarr-py's 0.3 lists axes by name and datasets by path alone. Where the fixture (``fixtures/metadata.json``)
-pins one level's placement, these tests pin what a group, a pyramid and a read do with it.
+ome-zarr-py's 0.3 lists axes by name and datasets by path alone; bioformats2raw writes a root that holds only
+``bioformats2raw.layout`` and the images below it. Where the fixture (``fixtures/metadata.json``) pins one level's
+placement, these tests pin what a group, a pyramid, a read and an open of a root do with it.
 """
 
 from __future__ import annotations
@@ -53,6 +54,25 @@ def ome_03(root: Path, name: str = "v03.zarr") -> Path:
         BUILDERS["zarr2"](root, {"path": f"{name}/{level}", "shape": shape, "dtype": "uint16",
                                  "chunks": [1, *shape[1:]], "document": {"dimension_separator": "/"}})
     return root / name
+
+
+def bioformats2raw(root: Path, fmt: str = "zarr2", series=("0", "1")) -> Path:
+    """A bioformats2raw root (OME 0.4 in zarr v2, 0.5 in zarr v3): the layout key, the series in OME, and each series
+    an OME group of one (t, c, z, y, x) level."""
+    ome = (lambda attrs: {"ome": {"version": "0.5", **attrs}}) if fmt == "zarr3" else (lambda attrs: attrs)
+    GROUP_BUILDERS[fmt](root, {"path": "bf.zarr", "attrs": ome({"bioformats2raw.layout": 3})})
+    GROUP_BUILDERS[fmt](root, {"path": "bf.zarr/OME", "attrs": ome({"series": list(series)})})
+    axes = [{"name": "t", "type": "time"}, {"name": "c", "type": "channel"},
+            *({"name": name, "type": "space", "unit": "micrometer"} for name in "zyx")]
+    for image in series:
+        multiscale = {"axes": axes, "datasets": [
+            {"path": "0", "coordinateTransformations": [{"scale": [1.0, 1.0, 0.5, 0.25, 0.25], "type": "scale"}]}]}
+        attrs = ome({"multiscales": [multiscale]}) if fmt == "zarr3" else {"multiscales": [
+            {**multiscale, "version": "0.4"}]}
+        GROUP_BUILDERS[fmt](root, {"path": f"bf.zarr/{image}", "attrs": attrs})
+        BUILDERS[fmt](root, {"path": f"bf.zarr/{image}/0", "shape": [1, 1, 2, 3, 4], "dtype": "uint16",
+                             "chunks": [1, 1, 1, 3, 4]})
+    return root / "bf.zarr"
 
 
 def _ours(caught, text: str) -> list[str]:
@@ -137,3 +157,33 @@ def test_two_ome_03_groups_warn_once_each(tmp_path):
         for group in groups * 2:
             wa.open(group, level=0)
     assert len(_ours(caught, "carries no voxel sizes")) == 2
+
+
+# ---------------------------------------------------------------- bioformats2raw
+
+
+@pytest.mark.parametrize("opening", [
+    lambda root: wa.open(root), lambda root: wa.open(root, level=0), lambda root: wa.open_pyramid(root),
+    lambda root: wa.open_tensorstore(root, level=0)], ids=["open", "open_level_0", "open_pyramid", "open_tensorstore"])
+def test_opening_a_bioformats2raw_root_says_to_open_its_first_image(tmp_path, opening):
+    root = bioformats2raw(tmp_path)
+    with pytest.raises(ValueError, match=rf"bioformats2raw\.layout is 3; .* wa\.open\('{root}/0', level=0\)"):
+        opening(root)
+
+
+def test_the_bioformats2raw_error_lists_the_series_its_ome_group_names(tmp_path):
+    with pytest.raises(ValueError, match=r"\(series 0, 1\)"):
+        wa.open(bioformats2raw(tmp_path))
+
+
+def test_a_bioformats2raw_root_in_zarr_v3_is_refused_alike(tmp_path):
+    root = bioformats2raw(tmp_path, fmt="zarr3", series=("2",))
+    with pytest.raises(ValueError, match=rf"bioformats2raw\.layout is 3; .*\(series 2\).* wa\.open\('{root}/2'"):
+        wa.open(root, level=0)
+
+
+def test_a_level_path_under_a_bioformats2raw_root_still_opens(tmp_path):
+    root = bioformats2raw(tmp_path)
+    vol = wa.open(root, level="1/0", units="micrometer")
+    assert vol.level_path == str(root / "1" / "0")
+    assert vol.voxel_size == pytest.approx((0.5, 0.25, 0.25))  # the spatial axes of (t, c, z, y, x)
