@@ -150,6 +150,17 @@ def test_the_ome_03_warning_names_the_group_and_the_version(tmp_path):
     assert str(group) in message and "OME-NGFF 0.3" in message
 
 
+@pytest.mark.parametrize("opening", [lambda group: wa.open(group, level=1),
+                                     lambda group: wa.open_pyramid(group).levels[1]], ids=["open", "pyramid"])
+def test_the_ome_03_warning_points_at_the_callers_line(tmp_path, opening):
+    group = ome_03(tmp_path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        opening(group)
+    ours = [w for w in caught if issubclass(w.category, wa.MetadataWarning) and "carries no" in str(w.message)]
+    assert [Path(w.filename).name for w in ours] == [Path(__file__).name], [(w.filename, w.lineno) for w in ours]
+
+
 def test_two_ome_03_groups_warn_once_each(tmp_path):
     groups = ome_03(tmp_path, "a.zarr"), ome_03(tmp_path, "b.zarr")
     with warnings.catch_warnings(record=True) as caught:
