@@ -29,7 +29,7 @@ def make_pyramid(root: pathlib.Path) -> None:
     s0 = wa.create(root / "s0", VOLUME.shape, "uint16", voxel_size=4.0, translation=2.0, chunks=(16, 16, 16))
     s0.write_index((0, 0, 0), VOLUME.shape, VOLUME)
     s1 = wa.open_pyramid(root, mode="r+").add_level("s1", factors=2)
-    s1.write_index((0, 0, 0), s1.shape, s0.read(s0.box, voxel_size=8.0, method="linear"))
+    s1.write_index((0, 0, 0), s1.shape, s0.read_onto(s1, method="linear"))  # s1's grid, in whatever units
 
 
 def make_n5(root: pathlib.Path) -> None:

@@ -3,14 +3,16 @@
 Metadata parsing does no I/O, so a case's placement must follow from its documents alone. Each case's documents are
 built here as the dicts its store would hold (the documents conftest's builders write through tensorstore), put
 into the ``Source`` record the package's detection would make of them (``detect.gather`` and ``source_of``,
-``levels.resolve``), parsed with ``worldarray.metadata.parse`` and held to the case's expect by the same checks
-test_conformance applies. Every case of the fixture is reproducible this way; none needs I/O.
+``levels.resolve``, with s0's document beside an N5 level its group's factor list places), parsed with
+``worldarray.metadata.parse`` and held to the case's expect by the same checks test_conformance applies. Every case
+of the fixture is reproducible this way; none needs I/O.
 """
 
 from __future__ import annotations
 
 import builtins
 import posixpath
+import re
 
 import numpy as np
 import pytest
@@ -158,11 +160,27 @@ def ancestors(store: dict, path: str) -> tuple[Document, ...]:
     return tuple(chain)
 
 
+def first_level(store: dict, path: str) -> Document | None:
+    """s0's document, which detection reads beside an N5 level sN (N >= 1) of an N5 group listing its levels'
+    factors (a ``scales`` or ``downsamplingFactors`` list of lists), for the level's shape check."""
+    parent, name = posixpath.split(path)
+    group = store.get(parent, {}).get("attributes.json")
+    first = store.get(posixpath.join(parent, "s0"), {}).get("attributes.json")
+    if group is None or "dimensions" in group or first is None or not re.fullmatch(r"s[1-9][0-9]*", name):
+        return None
+    if not any(isinstance(group.get(key), list) and any(isinstance(entry, list) for entry in group[key])
+               for key in ("scales", "downsamplingFactors")):
+        return None
+    directory = posixpath.join(parent, "s0")
+    return Document(directory, _url(directory, "attributes.json"), first)
+
+
 def array_source(store: dict, path: str) -> Source:
     docs = store[path]
     fmt, _ = node_of(docs)
     own = Document(path, _url(path, ATTRS_KEY[fmt]), user_attrs(fmt, docs))
-    return Source(fmt, path, docs[ARRAY_KEY[fmt]], _url(path, ARRAY_KEY[fmt]), own, ancestors(store, path))
+    return Source(fmt, path, docs[ARRAY_KEY[fmt]], _url(path, ARRAY_KEY[fmt]), own, ancestors(store, path),
+                  first_level=first_level(store, path) if fmt == "n5" else None)
 
 
 def scale_index(info: dict, level) -> int:

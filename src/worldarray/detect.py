@@ -24,6 +24,7 @@ import tensorstore as ts
 from . import retry, store
 from .context import retry_context, shared_context, watch
 from .fields import Document, Source
+from .metadata import level_position, n5_group_factors
 from .ome import multiscales_of
 from .retry import is_transient
 
@@ -80,6 +81,7 @@ class Gathered:
 
     node: Node
     ancestors: tuple[Document, ...]
+    first_level: Document | None = None  # N5: s0's document, when the group's factor list places this level (A12)
 
 
 # ---------------------------------------------------------------- the formats
@@ -303,11 +305,13 @@ def probe(path: str) -> Gathered | None:
 
 def _gathered(path: str, above: Gathered | None) -> Gathered | None:
     if above is not None and above.node.path == store.parent(path) and above.node.kind == "group":
-        raw = store.read_documents([(path, key) for key in _READ_KEYS])
+        first = _first_level_key(path, above.node)  # asked for in the same round, since the parent is known
+        raw = store.read_documents([(path, key) for key in _READ_KEYS] + first)
         node = _classify(path, _docs(path, raw, _READ_KEYS))
         if node is None:
             return None
-        return Gathered(node, _as_document(above.node.path, above.node) + above.ancestors[:3])
+        return Gathered(node, _as_document(above.node.path, above.node) + above.ancestors[:3],
+                        _first_level(node, first, raw))
     up = store.parent(path)
     if up is not None and store.is_root(up):
         up = None
@@ -327,7 +331,26 @@ def _gathered(path: str, above: Gathered | None) -> Gathered | None:
         further.cancel()
         return None
     further_up = further.result()  # awaited even when unused, so no read outlives the call
-    return Gathered(node, () if ended else _as_document(up, parent) + further_up)
+    first = _first_level_key(path, parent) if node.format == "n5" and node.kind == "array" else []
+    first_level = _first_level(node, first, store.read_documents(first)) if first else None  # one more round
+    return Gathered(node, () if ended else _as_document(up, parent) + further_up, first_level)
+
+
+def _first_level_key(path: str, parent: Node | None) -> list[tuple[str, str]]:
+    """s0's N5 document, wanted beside a level sN (N >= 1) of an N5 group that lists its levels' factors, whose
+    shape is checked against s0's (A12); none otherwise."""
+    if parent is None or parent.format != "n5" or parent.kind != "group" or (level_position(path) or 0) < 1:
+        return []
+    return [(store.join(parent.path, "s0"), "attributes.json")] if n5_group_factors(parent.attrs) else []
+
+
+def _first_level(node: Node, keys: list[tuple[str, str]], raw: Mapping) -> Document | None:
+    """s0's document from the answers to ``_first_level_key``, for an N5 array; None when absent or not an array."""
+    if not keys or node.format != "n5" or node.kind != "array":
+        return None
+    directory, key = keys[0]
+    doc = _docs(directory, raw, (key,)).get(key)
+    return Document(directory, store.url(directory, key), doc) if doc and "dimensions" in doc else None
 
 
 def _read_with_parent(path: str, up: str | None) -> tuple[dict, bool]:
@@ -402,7 +425,8 @@ def source_of(found: Gathered) -> Source:
         own = Document(store.join(node.path, str(node.scale_key)), url, dict(info["scales"][index]))
         return Source("precomputed", own.path, info, url, own, (Document(node.path, url, node.attrs),), index)
     own = Document(node.path, node.attrs_url, node.attrs)
-    return Source(node.format, node.path, node.docs[document], url, own, found.ancestors)
+    return Source(node.format, node.path, node.docs[document], url, own, found.ancestors,
+                  first_level=found.first_level)
 
 
 # ---------------------------------------------------------------- opening

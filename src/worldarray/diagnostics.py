@@ -1,17 +1,22 @@
 """A warning about the data is a MetadataWarning pointing at the caller's line; retries and fallbacks go to a logger.
 
 Every warning the package gives goes through ``warn``, which points it at the first frame outside the package, so
-``python -W error`` and ``warnings.catch_warnings`` see the user's line, never a line of ours.
+``python -W error`` and ``warnings.catch_warnings`` see the user's line, never a line of ours. Under ``quiet()`` the
+MetadataWarnings of documents read only to choose or list levels are dropped, so one open warns once: the level
+opened is read again, with its warnings.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import logging
 import sys
 import warnings
+from collections.abc import Iterator
 from types import FrameType
 
-__all__ = ["MetadataWarning", "UnitsWarning", "logger", "warn"]
+__all__ = ["MetadataWarning", "UnitsWarning", "logger", "warn", "quiet"]
 
 #: Retries, access fallbacks and other progress notes; never a warning about the data.
 logger = logging.getLogger("worldarray")
@@ -36,6 +41,22 @@ def _caller_level() -> int:
     return level
 
 
+# per thread and per task, unlike the warnings module's filters, so a quiet read never silences another thread's
+_QUIET: contextvars.ContextVar[bool] = contextvars.ContextVar("worldarray_quiet", default=False)
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """Drop the MetadataWarnings raised inside the block: documents read only to choose or list levels."""
+    token = _QUIET.set(True)
+    try:
+        yield
+    finally:
+        _QUIET.reset(token)
+
+
 def warn(message: str, category: type[Warning] = MetadataWarning) -> None:
-    """Warn about the data at the caller's own line (the first frame outside the package)."""
+    """Warn about the data at the caller's own line (the first frame outside the package), unless ``quiet``."""
+    if _QUIET.get() and issubclass(category, MetadataWarning):
+        return
     warnings.warn(message, category, stacklevel=_caller_level())

@@ -41,6 +41,7 @@ class Source:
     own: Document
     ancestors: tuple[Document, ...] = ()
     scale_index: int | None = None  # precomputed: which entry of array["scales"]
+    first_level: Document | None = None  # N5: s0's document, beside a level its group's factor list places (A12)
 
     @property
     def parent(self) -> Document | None:

@@ -356,15 +356,27 @@ def padded(begin: Sequence[int], end: Sequence[int], shape: Sequence[int], fill:
 
 
 def _edge(begin, end, shape, out_shape, fetch, empty) -> np.ndarray:
-    """Each voxel outside takes the value of the nearest stored voxel."""
+    """Each voxel outside takes the value of the nearest stored voxel: the stored part is fetched once (at least one
+    voxel per axis) and copied in, then each axis's edge slab is broadcast outwards, axis by axis, as np.pad does."""
     if 0 in out_shape:
         return np.empty(out_shape, empty())
     if 0 in tuple(shape):
         raise ValueError(f"padding 'edge' needs stored voxels, and the array's shape is {tuple(shape)}")
-    indices = [np.clip(np.arange(b, e), 0, n - 1) for b, e, n in zip(begin, end, shape, strict=True)]
-    first = [int(i[0]) for i in indices]
-    block = fetch(first, [int(i[-1]) + 1 for i in indices])
-    return np.ascontiguousarray(block[np.ix_(*(i - f for i, f in zip(indices, first, strict=True)))])
+    low = [min(max(b, 0), n - 1) for b, n in zip(begin, shape, strict=True)]
+    high = [max(min(e, n), first + 1) for e, n, first in zip(end, shape, low, strict=True)]
+    block = fetch(low, high)
+    out = np.empty(out_shape, block.dtype)
+    # where the block lands: at its own place, or against the near side when the box misses the data on an axis
+    starts = [min(max(first - b, 0), o - 1) for first, b, o in zip(low, begin, out_shape, strict=True)]
+    stops = [min(s + h - first, o) for s, h, first, o in zip(starts, high, low, out_shape, strict=True)]
+    out[tuple(map(slice, starts, stops))] = block[tuple(slice(0, e - s) for s, e in zip(starts, stops, strict=True))]
+    for axis, (start, stop) in enumerate(zip(starts, stops, strict=True)):
+        before = (slice(None),) * axis
+        if start > 0:
+            out[before + (slice(0, start),)] = out[before + (slice(start, start + 1),)]
+        if stop < out_shape[axis]:
+            out[before + (slice(stop, None),)] = out[before + (slice(stop - 1, stop),)]
+    return out
 
 
 # ---------------------------------------------------------------- boxes

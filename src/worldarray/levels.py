@@ -16,7 +16,7 @@ from typing import Any, TypeAlias
 
 from . import store
 from .detect import Gathered, Node, gather, probe, scale_key_of, source_of
-from .diagnostics import warn
+from .diagnostics import quiet, warn
 from .fields import Document, Placement, Source
 from .geometry import RTOL, SizesOrNone, default_axes, isclose, one_number, same, sizes_or_none, spatial_indices
 from .metadata import ArrayMeta, level_placements, parse
@@ -287,6 +287,12 @@ def _as_placement(meta: ArrayMeta) -> Placement:
     return Placement(meta.voxel_size, meta.translation, meta.units, meta.axes)
 
 
+def _placement_to_choose(found: Gathered) -> Placement:
+    """A level's placement read only to choose a level or scale one, quietly: the level opened warns itself."""
+    with quiet():
+        return _as_placement(parse(source_of(found)))
+
+
 def _first_beside(found: Gathered) -> Gathered:
     """The first level of the group an array path is a level of (found by probing when its document lists none);
     the array itself when its parent is no such group."""
@@ -319,9 +325,8 @@ class Choice:
         if self.listed:
             return self.listed[0][1]
         if self.group is None:
-            return _as_placement(parse(source_of(_first_beside(self.found))))
-        first = gather(store.join(self.group.node.path, self.names[0]), above=self.group)
-        return _as_placement(parse(source_of(first)))
+            return _placement_to_choose(_first_beside(self.found))
+        return _placement_to_choose(gather(store.join(self.group.node.path, self.names[0]), above=self.group))
 
     def listed_placement(self) -> Placement | None:
         """The chosen level's placement as the group's document lists it, None when it lists none."""
@@ -355,8 +360,7 @@ def _placements_of(node: Node, found: Gathered, names) -> tuple[tuple[str, Place
         return tuple(listed)
     out = []
     for name in names:
-        level = gather(store.join(node.path, name), above=found)
-        out.append((name, _as_placement(parse(source_of(level)))))
+        out.append((name, _placement_to_choose(gather(store.join(node.path, name), above=found))))
     return tuple(out)
 
 

@@ -9,21 +9,24 @@ rule names is derived from it. ``level_placements`` places the levels a group li
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .diagnostics import MetadataWarning
+from .cosem import cosem_placement, cosem_transform, dataset_label
+from .diagnostics import MetadataWarning, warn
 from .fields import (Document, Facts, Placement, Source, axes_list, ints, leading, list_of, native_dtype,
                      numbers, strings, where)
-from .geometry import centre_to_corner, corner_to_centre, default_axes, spatial_indices
-from .ome import first_listing, group_placement, multiscales_of, ome_placement, walk
+from .geometry import ceil_snapped, centre_to_corner, corner_to_centre, default_axes, spatial_indices
+from .ome import cosem_entry, first_listing, group_placement, multiscales_of, ome_placement
 from .units import NANOMETER, Request, UnitsArgument, convert
 
 __all__ = ["ArrayMeta", "MetadataWarning", "Document", "Source", "Facts", "Placement", "Rule", "RULES", "FACTS",
-           "FORMATS", "placed_by_names", "parse", "parse_documents", "level_placements", "multiscales_of"]
+           "FORMATS", "placed_by_names", "parse", "parse_documents", "level_placements", "multiscales_of",
+           "level_position", "n5_group_factors"]
 
 
 @dataclass(frozen=True)
@@ -256,37 +259,7 @@ FACTS: dict[str, Callable[[Source], Facts]] = {
 }
 
 
-# ---------------------------------------------------------------- COSEM, funlib, N5, dimension_units, precomputed
-
-
-def _cosem_transform(transform, ndim, url) -> Placement:
-    order = 1 if transform.get("ordering", "C") != "F" else -1
-    scale = numbers(transform.get("scale", [1.0] * ndim), url, "transform.scale", positive=True)[::order]
-    move = numbers(transform.get("translate", [0.0] * len(scale)), url, "transform.translate", len(scale))[::order]
-    units = strings(transform.get("units", [""] * len(scale)), url, "transform.units", len(scale))[::order]
-    axes = transform.get("axes")
-    return Placement(
-        leading(scale, ndim, 1.0, url, "transform.scale"),
-        leading(move, ndim, 0.0, url, "transform.translate"),  # COSEM's translate is voxel 0's centre
-        leading(units, ndim, "", url, "transform.units"),
-        axes_list(strings(axes, url, "transform.axes", len(scale))[::order], ndim, url, "transform.axes")
-        if axes else None,
-    )
-
-
-def _cosem(source: Source, facts: Facts, ndim: int, **_: Any) -> Placement | None:
-    """COSEM: the array's transform; on N5, else the parent's multiscales dataset transform for this path."""
-    transform = source.own.attrs.get("transform")
-    if isinstance(transform, Mapping):
-        return _cosem_transform(transform, ndim, source.own.url)
-    parent = source.parent
-    if source.format != "n5" or parent is None:
-        return None
-    name = source.path.rstrip("/").rsplit("/", 1)[-1]
-    for _multiscale, path, dataset in walk(parent.attrs):
-        if path == name and isinstance(dataset.get("transform"), Mapping):
-            return _cosem_transform(dataset["transform"], ndim, parent.url)
-    return None
+# ---------------------------------------------------------------- funlib, N5, dimension_units, precomputed
 
 
 def _funlib_from(doc: Document, size_keys, ndim, known_names) -> Placement | None:
@@ -348,20 +321,89 @@ def _n5_units(docs, covered):
     return None
 
 
+_LEVEL_NAME = re.compile(r"s(0|[1-9][0-9]*)")
+
+#: The keys under which an N5 group lists its levels' factors, one x-first list per level: n5-viewer's ``scales``,
+#: BigDataViewer's ``downsamplingFactors``, both read by Neuroglancer's N5 datasource.
+_N5_GROUP_FACTOR_KEYS = ("scales", "downsamplingFactors")
+
+
+def level_position(path: str) -> int | None:
+    """A level's position N from its name ``sN``, the names Behaviour 3's probing finds; None for any other name.
+
+    >>> level_position("vol.n5/s2"), level_position("vol.n5/raw")
+    (2, None)
+    """
+    found = _LEVEL_NAME.fullmatch(path.rstrip("/").rsplit("/", 1)[-1])
+    return int(found.group(1)) if found else None
+
+
+def n5_group_factors(attrs: Mapping[str, Any]) -> str | None:
+    """The key under which an N5 group lists its levels' factors, a list of per-level lists; None when it lists none."""
+    for key in _N5_GROUP_FACTOR_KEYS:
+        value = attrs.get(key)
+        if isinstance(value, list) and any(isinstance(entry, list) for entry in value):
+            return key
+    return None
+
+
+def _group_factors(source: Source) -> tuple[tuple[float, ...], str] | None:
+    """The factors an N5 group lists for the level at position N (``sN``), with where they were found; None when
+    the group lists none, or fewer than N + 1 levels (A12)."""
+    parent, position = source.parent, level_position(source.path)
+    key = n5_group_factors(parent.attrs) if parent is not None else None
+    if parent is None or key is None or position is None or position >= len(parent.attrs[key]):
+        return None
+    label = f"{key}[{position}]"
+    return numbers(parent.attrs[key][position], parent.url, label, positive=True), where(parent.url, label)
+
+
+def _check_level_shape(source: Source, factors: tuple[float, ...], label: str) -> None:
+    """A level the group's list places is ceil(s0's shape / f) within one voxel on every axis; else a warning naming
+    both (A12). The lists are x-first, as N5 stores them; the factors cover the leading (x-first) entries."""
+    first = source.first_level
+    if first is None or first.path == source.path:
+        return
+    dims = ints(source.array.get("dimensions"), source.array_url, "dimensions")
+    base = ints(first.attrs.get("dimensions"), first.url, "dimensions")
+    covered = min(len(factors), len(dims), len(base))
+    wanted = [ceil_snapped(n / f) for n, f in zip(base[:covered], factors[:covered], strict=True)]
+    if any(abs(n - w) > 1 for n, w in zip(dims[:covered], wanted, strict=True)):
+        warn(f"{where(source.array_url, 'dimensions')} is {list(dims)}; expected {wanted} within one voxel: s0's "
+             f"dimensions {list(base)} ({first.url}) over {label} {list(factors)}, rounded up (x-first)")
+
+
+def _n5_factors(source: Source) -> tuple[tuple[float, ...], str] | None:
+    """The level's downsamplingFactors (x-first) and where they were found: the group's list entry N for level
+    ``sN``, which wins over the level's own with a warning naming both, else the level's own; None when neither."""
+    own, url = source.own.attrs, source.own.url
+    given = (numbers(own["downsamplingFactors"], url, "downsamplingFactors", positive=True)
+             if "downsamplingFactors" in own else None)
+    listed = _group_factors(source)
+    if listed is None:
+        return (given, where(url, "downsamplingFactors")) if given is not None else None
+    factors, label = listed
+    if given is not None and given != factors:
+        warn(f"{where(url, 'downsamplingFactors')} is {list(given)}; the group's {label} is {list(factors)}; "
+             "reading with the group's, as Neuroglancer does")
+    _check_level_shape(source, factors, label)
+    return listed
+
+
 def _n5(source: Source, facts: Facts, ndim: int, **_: Any) -> Placement | None:
-    """N5: pixelResolution or resolution (array, else group) times downsamplingFactors, plus offset; x-first lists."""
+    """N5: pixelResolution or resolution (array, else group) times the level's factors (the group's list, else its
+    own downsamplingFactors), plus offset; x-first lists."""
     docs = [d for d in (source.own, source.parent) if d is not None]
     own, url = source.own.attrs, source.own.url
     base = next((b for b in map(_n5_base, docs) if b is not None), None)
-    if base is None and "downsamplingFactors" not in own:
+    given = _n5_factors(source)
+    if base is None and given is None:
         return None
-    given = (numbers(own["downsamplingFactors"], url, "downsamplingFactors", positive=True)
-             if "downsamplingFactors" in own else ())
-    covered = len(base[0]) if base else len(given)
+    covered = len(base[0]) if base else len(given[0]) if given else 0
     sizes = base[0] if base else (1.0,) * covered
-    factors = given or (1.0,) * covered
+    factors = given[0] if given else (1.0,) * covered
     if len(factors) != covered:
-        raise ValueError(f"{where(url, 'downsamplingFactors')} is {list(factors)}; expected {covered} entries")
+        raise ValueError(f"{given[1] if given else url} is {list(factors)}; expected {covered} entries")
     corner = numbers(own["offset"], url, "offset", covered) if "offset" in own else (0.0,) * covered
     units = _n5_units(docs, covered) or ((base[1],) * covered if base and base[1] else ("",) * covered)
     axes = next((d.attrs["axes"] for d in docs if "axes" in d.attrs), None)
@@ -413,7 +455,7 @@ def _precomputed(source: Source, facts: Facts, ndim: int, **_: Any) -> Placement
     return Placement(voxel, _centred(corner, voxel, facts.names, 3), ("",) * lead + ("nanometer",) * 3, facts.names)
 
 
-_OME, _COSEM, _FUNLIB = Rule("ome", ome_placement), Rule("cosem", _cosem), Rule("funlib", _funlib)
+_OME, _COSEM, _FUNLIB = Rule("ome", ome_placement), Rule("cosem", cosem_placement), Rule("funlib", _funlib)
 
 #: Per format, the placement rules in precedence order; the first that finds something names placed_by.
 RULES: dict[str, tuple[Rule, ...]] = {
@@ -499,8 +541,10 @@ def level_placements(source: Source) -> list[tuple[str, Placement]] | None:
     None when it lists none, or when the document alone does not place one of them.
 
     ``source.own`` is the group (its attributes; for precomputed, ``source.array`` is the info). OME levels
-    compose the dataset's transforms with the multiscale's; COSEM N5 levels read their dataset transform (the
-    ``cosem`` rule); precomputed levels their scale (the ``precomputed`` rule).
+    compose the dataset's transforms with the multiscale's; COSEM levels (every N5 level, and a zarr entry with a
+    COSEM transform and no OME one) read their dataset transform (the ``cosem`` rule); precomputed levels their
+    scale (the ``precomputed`` rule). An N5 group with a factor list and no multiscales lists none: a level's
+    base voxel size may be its own (A12), so its levels are placed from their own documents.
     """
     if source.format == "precomputed":
         found = []
@@ -514,14 +558,17 @@ def level_placements(source: Source) -> list[tuple[str, Placement]] | None:
         return None
     multiscale, entries = listing
     url = source.own.url
-    if source.format != "n5":
-        placed = [(path, group_placement(multiscale, dataset, url)) for path, dataset in entries]
-        if any(placement is None for _, placement in placed):
-            return None  # the levels are placed by opening them, all alike
-        return [(path, placement) for path, placement in placed if placement is not None]
-    # N5 groups place their levels by the cosem rule alone: a dataset transform, C order
-    transforms = [dataset.get("transform") for _, dataset in entries]
-    if not all(isinstance(t, Mapping) for t in transforms):
+    # N5 groups place their levels by the cosem rule alone; a zarr group's COSEM entries by it too, the rest by OME
+    if source.format == "n5" and not all(isinstance(dataset.get("transform"), Mapping) for _, dataset in entries):
         return None
-    return [(path, _cosem_transform(t, len(t.get("scale") or ()), url))
-            for (path, _), t in zip(entries, transforms, strict=True) if isinstance(t, Mapping)]
+
+    def placed(path: str, dataset: Mapping[str, Any]) -> Placement | None:
+        if source.format == "n5" or cosem_entry(multiscale, dataset):
+            transform = dataset["transform"]
+            return cosem_transform(transform, len(transform.get("scale") or ()), url, dataset_label(path))
+        return group_placement(multiscale, dataset, url)
+
+    listed = [(path, placed(path, dataset)) for path, dataset in entries]
+    if any(placement is None for _, placement in listed):
+        return None  # the levels are placed by opening them, all alike
+    return [(path, placement) for path, placement in listed if placement is not None]

@@ -22,8 +22,8 @@ from .fields import Facts, Placement, Source, list_of, numbers, where
 from .geometry import centres, floats, isclose, same, spatial_indices, spread
 
 __all__ = ["OME_VERSIONS", "AXIS_TYPES", "UNPLACED_VERSIONS", "multiscales_of", "dataset_path", "walk",
-           "first_listing", "flattened", "dataset_scale", "compose", "ome_placement", "group_placement",
-           "ome_multiscales", "axis_units", "version_of", "with_entry"]
+           "first_listing", "cosem_entry", "flattened", "dataset_scale", "compose", "ome_placement",
+           "group_placement", "ome_multiscales", "axis_units", "version_of", "with_entry"]
 
 #: The OME-NGFF versions written, each with the one zarr format it goes with.
 OME_VERSIONS = {"0.4": "zarr2", "0.5": "zarr3"}
@@ -85,6 +85,12 @@ def first_listing(attrs: Mapping[str, Any]) -> tuple[Mapping[str, Any], list[tup
         if found:
             return multiscale, found
     return None
+
+
+def cosem_entry(multiscale: Mapping[str, Any], dataset: Mapping[str, Any]) -> bool:
+    """A dataset entry is COSEM's, not OME's, when it holds a COSEM ``transform`` and no OME transform at all."""
+    return (isinstance(dataset.get("transform"), Mapping) and "coordinateTransformations" not in dataset
+            and "coordinateSystems" not in multiscale)
 
 
 def flattened(transforms) -> list[Mapping[str, Any]]:
@@ -207,6 +213,8 @@ def ome_placement(source: Source, facts: Facts, ndim: int, conflicts: str = "err
     if found is None:
         return None
     doc, multiscale, dataset = found
+    if cosem_entry(multiscale, dataset):  # the cosem rule reads it
+        return None
     if "coordinateSystems" in multiscale:
         return _ome_intrinsic(multiscale, dataset, ndim)
     placement = _placed(multiscale, dataset, dataset_path(dataset), ndim, doc.url)

@@ -19,6 +19,7 @@ from numpy.typing import DTypeLike
 from . import retry, store, write
 from .array import WorldArray
 from .detect import Gathered, gather, source_of
+from .diagnostics import quiet
 from .fields import Placement
 from .factors import derived_level
 from .grid import Grid, spatial_placement
@@ -246,8 +247,10 @@ class Pyramid:
         """(name, spatial voxel size, spatial translation) per level, from the group document where it lists them."""
         if self._listed is not None:
             return [(name, *spatial_placement(self._listed[name], self._units)) for name in self.names]
+        with quiet():  # listing and choosing warn nothing; a level opened warns itself
+            metas = self.metas()
         found = []
-        for name, meta in zip(self.names, self.metas(), strict=True):
+        for name, meta in zip(self.names, metas, strict=True):
             found.append((name, tuple(meta.voxel_size[i] for i in meta.spatial),
                           tuple(meta.translation[i] for i in meta.spatial)))
         return found
