@@ -23,7 +23,7 @@ from metadata_cases import CASES, assert_floats, assert_placement, parametrize_c
 IDS = [case["name"] for case in CASES]
 FORMATS = ("zarr2", "zarr3", "n5", "precomputed")
 ORIGINS = ("chunkmirage", "chunkmirage-addition", "trial", "units", "offset-pair", "conflict", "edge", "n5-viewer",
-           "neuroglancer", "cellmap-schemas")
+           "neuroglancer", "cellmap-schemas", "ngff-zarr", "ome-zarr-py", "bioformats2raw")
 EXPECT_KEYS = ("format", "shape", "dtype", "warns", "raises")
 PLACEMENT_KEYS = ("axes", "axes_named", "units", "voxel_size", "translation", "placed_by")
 

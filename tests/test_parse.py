@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from metadata_cases import CASES, assert_placement, parametrize_cases, warning_rule
+from worldarray import ome
 from worldarray.metadata import Document, Source, parse
 
 ROOT = "/fixture/case"  # where a case's store is imagined to be; nothing is read or written anywhere
@@ -240,6 +241,13 @@ def parse_case(case: dict, first: bool = True):
 
 
 # ---------------------------------------------------------------- the cases
+
+
+@pytest.fixture(autouse=True)
+def no_group_warned_yet(monkeypatch):
+    """Every case's store is imagined at ROOT, so the package's once-per-group warnings start afresh for each test,
+    as they do in test_conformance, whose stores each sit in their own tmp_path."""
+    monkeypatch.setattr(ome, "_unplaced_warned", set())
 
 
 @parametrize_cases(placed_cases)

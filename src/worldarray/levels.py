@@ -20,11 +20,11 @@ from .diagnostics import quiet, warn
 from .fields import Document, Placement, Source
 from .geometry import RTOL, SizesOrNone, default_axes, isclose, one_number, same, sizes_or_none, spatial_indices
 from .metadata import ArrayMeta, level_placements, parse
-from .ome import first_listing, walk
+from .ome import dataset_scale, first_listing, walk
 from .units import NANOMETER, convert
 
 __all__ = ["LEVEL_MODES", "ON_MISMATCH", "Level", "Choice", "choose", "level_names", "resolve", "pick",
-           "select_level", "mismatch_policy", "check_listing", "describe_levels"]
+           "select_level", "mismatch_policy", "check_listing", "describe_levels", "refuse_bioformats2raw"]
 
 #: What ``level=`` may be: a name, a position (0 is the first listed), "first", or None.
 Level: TypeAlias = "str | int | None"
@@ -72,12 +72,42 @@ def level_names(node: Node) -> tuple[str, ...]:
     return listed if listed is not None else _probed(node.path)
 
 
+#: The attribute that marks a bioformats2raw root (at the top in OME 0.4, under ``ome`` in 0.5).
+BIOFORMATS2RAW_KEY = "bioformats2raw.layout"
+
+
+def refuse_bioformats2raw(node: Node) -> None:
+    """A bioformats2raw root lists no levels: its images are the OME groups ``0``, ``1``, ... below it, each opened
+    on its own, so choosing a level of the root is a ValueError naming the key, its value and the image to open."""
+    layout = node.ome_attrs.get(BIOFORMATS2RAW_KEY)
+    if layout is None:
+        return
+    series = _bioformats2raw_series(node.path)
+    first = store.join(node.path, series[0] if series else "0")
+    listing = f" (series {', '.join(series)})" if series else ""
+    raise ValueError(f"{node.attrs_url}: {BIOFORMATS2RAW_KEY} is {layout!r}; expected an OME multiscales group. "
+                     f"{node.path} is a bioformats2raw root, whose images are the groups below it{listing}: open one "
+                     f"of them, such as wa.open({first!r}, level=0)")
+
+
+def _bioformats2raw_series(path: str) -> tuple[str, ...]:
+    """The image paths a bioformats2raw root's ``OME`` group lists in its ``series`` attribute; () when it lists none
+    or cannot be read, since the list only helps an error message."""
+    try:
+        found = probe(store.join(path, "OME"))
+    except (OSError, ValueError):
+        return ()
+    series = found.node.ome_attrs.get("series") if found is not None else None
+    if not isinstance(series, list) or not all(isinstance(s, str) for s in series):
+        return ()
+    return tuple(series)
+
+
 def _scale_text(node: Node, name: str) -> str:
     for _, path, dataset in walk(node.attrs):
         if path == name:
-            scales = [t.get("scale") for t in dataset.get("coordinateTransformations") or []
-                      if isinstance(t, Mapping) and t.get("type") == "scale"]
-            return f"{name} (scale {scales[0]})" if scales else name
+            scale = dataset_scale(dataset)
+            return f"{name} (scale {scale})" if scale is not None else name
     if node.format == "precomputed":
         for scale in node.docs["info"].get("scales") or []:
             if scale.get("key") == name:
@@ -93,6 +123,8 @@ def describe_levels(node: Node, names) -> str:
 def pick(node: Node, level: Any, names: tuple[str, ...]) -> str:
     """The level name ``level`` means among a group's ``names``: a name, a position, "first", a precomputed scale
     key or ``s<N>``, or an array path under the group (returned as given, for the caller to find)."""
+    if not names and not (isinstance(level, str) and level != "first"):  # a path under the group may still be one
+        refuse_bioformats2raw(node)
     if level is None:
         raise ValueError(f"{node.path}: is a group; name a level (level=) from: {describe_levels(node, names)}")
     if isinstance(level, bool):

@@ -538,7 +538,7 @@ def parse_documents(format: str, array: Mapping[str, Any], attrs: Mapping[str, A
 
 def level_placements(source: Source) -> list[tuple[str, Placement]] | None:
     """Each listed level's placement from a group's own document, by its format's rules, without opening a level;
-    None when it lists none.
+    None when it lists none, or when the document alone does not place one of them.
 
     ``source.own`` is the group (its attributes; for precomputed, ``source.array`` is the info). OME levels
     compose the dataset's transforms with the multiscale's; COSEM levels (every N5 level, and a zarr entry with a
@@ -562,10 +562,13 @@ def level_placements(source: Source) -> list[tuple[str, Placement]] | None:
     if source.format == "n5" and not all(isinstance(dataset.get("transform"), Mapping) for _, dataset in entries):
         return None
 
-    def placed(path: str, dataset: Mapping[str, Any]) -> Placement:
+    def placed(path: str, dataset: Mapping[str, Any]) -> Placement | None:
         if source.format == "n5" or cosem_entry(multiscale, dataset):
             transform = dataset["transform"]
             return cosem_transform(transform, len(transform.get("scale") or ()), url, dataset_label(path))
         return group_placement(multiscale, dataset, url)
 
-    return [(path, placed(path, dataset)) for path, dataset in entries]
+    listed = [(path, placed(path, dataset)) for path, dataset in entries]
+    if any(placement is None for _, placement in listed):
+        return None  # the levels are placed by opening them, all alike
+    return [(path, placement) for path, placement in listed if placement is not None]

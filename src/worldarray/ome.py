@@ -21,8 +21,9 @@ from .diagnostics import warn
 from .fields import Facts, Placement, Source, list_of, numbers, where
 from .geometry import centres, floats, isclose, same, spatial_indices, spread
 
-__all__ = ["OME_VERSIONS", "AXIS_TYPES", "multiscales_of", "dataset_path", "walk", "first_listing", "cosem_entry",
-           "compose", "ome_placement", "group_placement", "ome_multiscales", "axis_units", "version_of", "with_entry"]
+__all__ = ["OME_VERSIONS", "AXIS_TYPES", "UNPLACED_VERSIONS", "multiscales_of", "dataset_path", "walk",
+           "first_listing", "cosem_entry", "flattened", "dataset_scale", "compose", "ome_placement",
+           "group_placement", "ome_multiscales", "axis_units", "version_of", "with_entry"]
 
 #: The OME-NGFF versions written, each with the one zarr format it goes with.
 OME_VERSIONS = {"0.4": "zarr2", "0.5": "zarr3"}
@@ -31,6 +32,10 @@ OME_VERSIONS = {"0.4": "zarr2", "0.5": "zarr3"}
 AXIS_TYPES = ("space", "time", "channel")
 _TYPE_OF_NAME = {**dict.fromkeys("zyx", "space"), "t": "time", "time": "time", "c": "channel", "channel": "channel"}
 _WITH_UNIT = ("space", "time")  # OME writes a unit on these axis types only
+
+#: The OME-NGFF versions whose multiscales carry no coordinateTransformations, so no voxel size and no translation.
+UNPLACED_VERSIONS = ("0.1", "0.2", "0.3")
+_unplaced_warned: set[str] = set()  # the group documents already warned about in this process, by URL
 
 
 # ---------------------------------------------------------------- the documents' shape
@@ -88,6 +93,29 @@ def cosem_entry(multiscale: Mapping[str, Any], dataset: Mapping[str, Any]) -> bo
             and "coordinateSystems" not in multiscale)
 
 
+def flattened(transforms) -> list[Mapping[str, Any]]:
+    """A transforms list with every ``sequence`` (nested ones too) replaced by the transforms it holds, in order.
+
+    >>> flattened([{"type": "sequence", "transformations": [{"type": "scale", "scale": [2]},
+    ...     {"type": "sequence", "transformations": [{"type": "translation", "translation": [1]}]}]}])
+    [{'type': 'scale', 'scale': [2]}, {'type': 'translation', 'translation': [1]}]
+    """
+    flat: list[Mapping[str, Any]] = []
+    for transform in transforms if isinstance(transforms, list) else []:
+        if isinstance(transform, Mapping) and transform.get("type") == "sequence":
+            flat.extend(flattened(transform.get("transformations")))
+        elif isinstance(transform, Mapping):
+            flat.append(transform)
+    return flat
+
+
+def dataset_scale(dataset: Mapping[str, Any]) -> list | None:
+    """A dataset entry's first scale, looked for inside sequences too; None when it has none."""
+    transforms = dataset.get("coordinateTransformations") if isinstance(dataset, Mapping) else None
+    scales = [t.get("scale") for t in flattened(transforms) if t.get("type") == "scale"]
+    return scales[0] if scales else None
+
+
 def compose(transforms, ndim, url, key, voxel=None, shift=None) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """Apply a list of scale/translation transforms after (voxel, shift); OME lists match the array exactly."""
     voxel = list(voxel or (1.0,) * ndim)
@@ -123,21 +151,29 @@ def _ome_axes(multiscale, ndim, url) -> tuple[tuple[str, ...] | None, tuple[str,
     return tuple(str(n) for n in names), units
 
 
-def _placed(multiscale, dataset, path, ndim: int | None, url) -> Placement:
-    """A dataset's placement: its transforms, then the multiscale's, in the axes and units the multiscale names."""
-    if "coordinateSystems" in multiscale:
-        found = _ome_intrinsic(multiscale, dataset, ndim)
-        if found is None:
-            raise ValueError(f"{url}: dataset {path!r} has no scale this reader can use")
-        return found
-    ndim = ndim if ndim is not None else len(multiscale.get("axes") or ())
+def _placed(multiscale, dataset, path, ndim: int, url) -> Placement:
+    """A dataset's placement (OME 0.1 to 0.5): its transforms, then the multiscale's, in the axes and units the
+    multiscale names."""
     names, units = _ome_axes(multiscale, ndim, url)
     key, outer = f"datasets[path={path}].coordinateTransformations", "multiscales[].coordinateTransformations"
     voxel, shift = compose(dataset.get("coordinateTransformations"), ndim, url, key)
     voxel, shift = compose(multiscale.get("coordinateTransformations"), ndim, url, outer, voxel, shift)
     _check_scale_first(dataset.get("coordinateTransformations"), url, key)
     _check_scale_first(multiscale.get("coordinateTransformations"), url, outer)
+    _warn_unplaced(multiscale, dataset, url)
     return Placement(voxel, shift, units, names)
+
+
+def _warn_unplaced(multiscale, dataset, url: str) -> None:
+    """OME-NGFF 0.1 to 0.3 carry no voxel sizes, so their levels read at voxel size 1 with one warning per group."""
+    version = multiscale.get("version")
+    if str(version) not in UNPLACED_VERSIONS or url in _unplaced_warned:
+        return
+    if dataset.get("coordinateTransformations") or multiscale.get("coordinateTransformations"):
+        return
+    _unplaced_warned.add(url)
+    warn(f"{url}: multiscales version is {version!r}; OME-NGFF {version} carries no voxel sizes, so every level of "
+         "this group reads at voxel size 1 and translation 0")
 
 
 def _check_scale_first(transforms, url: str, key: str) -> None:
@@ -187,27 +223,28 @@ def ome_placement(source: Source, facts: Facts, ndim: int, conflicts: str = "err
 
 
 def _ome_intrinsic(multiscale, dataset, ndim: int | None) -> Placement | None:
-    """OME 0.6: the intrinsic coordinate system, the dataset's own scale and translation, sequences unpacked; never
-    raises. ``ndim`` None takes the number of axes from the coordinate system."""
+    """OME 0.6: the intrinsic coordinate system, the dataset's own scale and translation, sequences unpacked; None
+    where that does not place it, never an error. ``ndim`` None takes the number of axes from the coordinate
+    system."""
+    transforms = flattened(dataset.get("coordinateTransformations"))
+    kept = [t for t in transforms if t.get("type") in ("scale", "translation")]
     try:
-        systems = [s for s in multiscale["coordinateSystems"] if isinstance(s, Mapping)]
-        transforms = list(dataset.get("coordinateTransformations") or [])
-        output = transforms[0].get("output") if transforms else None
-        output = output.get("name") if isinstance(output, Mapping) else output
-        system = next((s for s in systems if s.get("name") == output), systems[0])
+        system = _intrinsic_system(multiscale, dataset)
         names, units = _ome_axes(system, len(system["axes"]) if ndim is None else ndim, "coordinateSystems")
-        ndim = len(units)
-        flat: list[Any] = []
-        for transform in transforms:
-            if transform.get("type") == "sequence":
-                flat.extend(transform.get("transformations") or [])
-            else:
-                flat.append(transform)
-        kept = [t for t in flat if isinstance(t, Mapping) and t.get("type") in ("scale", "translation")]
-        voxel, shift = compose(kept, ndim, "coordinateSystems", "coordinateTransformations")
-    except (ValueError, KeyError, TypeError, IndexError, AttributeError, StopIteration):
+        voxel, shift = compose(kept, len(units), "coordinateSystems", "coordinateTransformations")
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
     return Placement(voxel, shift, units, names)
+
+
+def _intrinsic_system(multiscale, dataset) -> Mapping[str, Any]:
+    """The coordinate system the dataset's first transformation outputs to (a name, or ``{"name": ...}``), else the
+    first; IndexError when there is none."""
+    systems = [s for s in multiscale["coordinateSystems"] if isinstance(s, Mapping)]
+    transforms = dataset.get("coordinateTransformations") or []
+    output = transforms[0].get("output") if transforms and isinstance(transforms[0], Mapping) else None
+    output = output.get("name") if isinstance(output, Mapping) else output
+    return next((s for s in systems if s.get("name") == output), systems[0])
 
 
 def _check_own_attributes(source: Source, placement: Placement, conflicts: str) -> None:
@@ -234,16 +271,20 @@ def _check_own_attributes(source: Source, placement: Placement, conflicts: str) 
                  "reading the translation")
 
 
-def group_placement(multiscale: Mapping[str, Any], dataset: Mapping[str, Any], url: str) -> Placement:
-    """One listed level's placement from the group document alone; the axes (else the first scale) set ndim."""
+def group_placement(multiscale: Mapping[str, Any], dataset: Mapping[str, Any], url: str) -> Placement | None:
+    """One listed level's placement from the group document alone; None when the document alone does not place it.
+
+    The number of axes comes from the coordinate system (0.6), else the axes, else the dataset's first scale.
+    """
     if "coordinateSystems" in multiscale:
-        return _placed(multiscale, dataset, dataset_path(dataset), None, url)
+        return _ome_intrinsic(multiscale, dataset, None)
     if multiscale.get("axes") is not None:
         ndim = len(list_of(multiscale["axes"], url, "multiscales[].axes", kind="axes"))
     else:
-        scales = [t.get("scale") or () for t in dataset.get("coordinateTransformations") or []
-                  if isinstance(t, Mapping) and t.get("type") == "scale"]
-        ndim = len(scales[0]) if scales else 0
+        scale = dataset_scale(dataset)
+        if not isinstance(scale, list):
+            return None
+        ndim = len(scale)
     return _placed(multiscale, dataset, dataset_path(dataset), ndim, url)
 
 
@@ -434,10 +475,8 @@ def _container(merged: dict, fmt: str) -> dict:
 
 
 def _scale_of(dataset) -> float:
-    for transform in dataset.get("coordinateTransformations") or []:
-        if isinstance(transform, Mapping) and transform.get("type") == "scale":
-            return math.prod(float(v) for v in transform.get("scale") or [1.0])
-    return math.inf
+    scale = dataset_scale(dataset)
+    return math.prod(float(v) for v in scale or [1.0]) if scale is not None else math.inf
 
 
 def _under_multiscale_transforms(multiscale, voxel_size, translation):

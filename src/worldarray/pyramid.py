@@ -24,7 +24,7 @@ from .fields import Placement
 from .factors import derived_level
 from .grid import Grid, spatial_placement
 from .handle import MODES, PathLike, Sizes, SizesOrNone, one_of
-from .levels import Level, group_source, level_names, listed_by_parent, pick, select_level
+from .levels import Level, group_source, level_names, listed_by_parent, pick, refuse_bioformats2raw, select_level
 from .metadata import ArrayMeta, level_placements, parse
 from .units import NANOMETER, UnitsArgument
 from .write import Codecs, codecs_of
@@ -184,6 +184,8 @@ class Pyramid:
         self._group = _group_of(found)
         self.path = self._group.node.path
         self.names: tuple[str, ...] = level_names(self._group.node)
+        if not self.names:
+            refuse_bioformats2raw(self._group.node)
         listed = level_placements(group_source(self._group.node))
         self._listed: dict[str, Placement] | None = dict(listed) if listed else None
 
