@@ -23,7 +23,7 @@ from .geometry import centres, floats, isclose, same, spatial_indices, spread
 
 __all__ = ["OME_VERSIONS", "AXIS_TYPES", "multiscales_of", "dataset_path", "walk", "first_listing", "compose",
            "ome_placement", "group_placement", "ome_multiscales", "axis_units", "version_of", "with_entry",
-           "listed_axes", "group_axis_types"]
+           "listed_axes", "group_axis_types", "type_differences", "check_dimension_names"]
 
 #: The OME-NGFF versions written, each with the one zarr format it goes with.
 OME_VERSIONS = {"0.4": "zarr2", "0.5": "zarr3"}
@@ -499,6 +499,29 @@ def group_axis_types(attrs: Mapping[str, Any], axes: Sequence[str],
     first = multiscales[0] if multiscales and isinstance(multiscales[0], Mapping) else None
     found = axis_types if first is None else _agreed_types(first, axes, axis_types)
     return None if found is None else tuple(found)
+
+
+def type_differences(attrs: Mapping[str, Any], name: str, axis_types: Sequence[str | None] | None) -> list[str]:
+    """Each axis type given that the multiscales listing ``name`` in a group's ``attrs`` types otherwise."""
+    multiscale = next((m for m, path, _ in walk(attrs) if path == name), None)
+    if axis_types is None or multiscale is None:
+        return []
+    names, types = listed_axes(multiscale)
+    return [f"axis_types[{i}] ({axis!r}): found {theirs!r}, wanted {mine!r}"
+            for i, (axis, mine, theirs) in enumerate(zip(names, axis_types, types, strict=False))
+            if mine is not None and theirs is not None and mine != theirs]
+
+
+def check_dimension_names(url: str, array: Mapping[str, Any], axes: Sequence[str], group: str) -> None:
+    """A zarr v3 array that an OME 0.5 multiscales lists has dimension_names equal to the axis names (OME-NGFF 0.5);
+    ``array`` is its zarr.json at ``url``, and one that has not is refused, never changed."""
+    found = array.get("dimension_names")
+    if found is not None and list(found) == list(axes):
+        return
+    raise ValueError(f"{url}: dimension_names is {found!r}; expected {list(axes)}, the axes of the OME 0.5 "
+                     f"multiscales of {group}, which OME-NGFF 0.5 requires them to equal. The package changes no "
+                     "array: give it those dimension_names with your own code, or list it with axes= equal to its "
+                     "dimension_names in a group that lists no levels")
 
 
 def with_entry(attrs: Mapping[str, Any], fmt: str, axes: Sequence[str], units: unit_table.UnitsArgument, name: str,

@@ -59,6 +59,9 @@ def create(path: PathLike, shape: int | Sequence[int] | None = None, dtype: DTyp
     The array comes first, then its dataset entry in the group document (made when absent; else only this level's
     entry is added or replaced). Nothing is ever deleted, truncated or overwritten. Group documents are written
     conditionally and merged again when another writer got there first, so creators in many processes lose no entry.
+    A consolidated copy of the hierarchy's metadata in the group or above it (zarr v3 ``consolidated_metadata``, zarr
+    v2 ``.zmetadata``) gains the array, the groups made on the way and the group's new attributes, the same way; none
+    is made where there was none.
 
     Parameters
     ----------
@@ -273,6 +276,8 @@ class Pyramid:
                   attrs: Mapping[str, Any] | None = None, exists: str = "error",
                   from_level: str | None = None) -> WorldArray:
         """Add a level's dataset entry and its empty array to this pyramid (Behaviour 14); no voxel data is written.
+
+        Through ``wa.create``: consolidated metadata stays true, and the axis types are the ones the group lists.
 
         Parameters
         ----------

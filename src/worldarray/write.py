@@ -24,7 +24,7 @@ import numpy as np
 import tensorstore as ts
 from numpy.typing import ArrayLike, DTypeLike
 
-from . import retry, store
+from . import consolidated, retry, store
 from .context import locking_context, shared_context
 from .detect import FORMATS, Gathered, Node, Reach, array_above, gather, probe, source_of
 from .diagnostics import MetadataWarning
@@ -34,8 +34,8 @@ from .factors import level_placement, level_shape
 from .grid import Frame, shard_shape, whole_numbers
 from .metadata import ArrayMeta, parse
 from .paths import PathLike
-from .ome import (AXIS_TYPES, OME_VERSIONS, axis_units, first_listing, group_axis_types, listed_axes,
-                  ome_multiscales, walk, with_entry)
+from .ome import (AXIS_TYPES, OME_VERSIONS, axis_units, check_dimension_names, first_listing, group_axis_types,
+                  listed_axes, ome_multiscales, type_differences, walk, with_entry)
 from .units import NANOMETER, UnitsArgument, convert
 
 __all__ = ["OME_VERSIONS", "AXIS_TYPES", "ome_multiscales", "level_placement", "level_shape", "codecs_of",
@@ -237,11 +237,16 @@ def _with_attributes(fmt: str, group: str, attributes: Any, change: Any) -> Any:
 def write_entry(level: Level, fmt: str, *, replace: bool = True) -> None:
     """Write this level's dataset entry into its group's document (made when absent), conditional on the generation
     read and merged again when another writer changed the document first (A17); an unchanged document is not
-    written."""
-    if fmt == "zarr2":
-        _bare_group(level.group, fmt)
-    store.update_document(level.group, _ATTRIBUTES_DOCUMENT[fmt], lambda found: _with_attributes(
-        fmt, level.group, found, lambda attrs: entry_attrs(level, fmt, attrs, replace=replace)))
+    written. Every consolidated copy above the level (the group's own and its ancestors') then gains the array,
+    each group on the way it did not list, and the group's new attributes, each copy conditionally too (A16)."""
+    def change(attrs: dict) -> dict:
+        return entry_attrs(level, fmt, attrs, replace=replace)
+
+    _bare_group(level.group, fmt)
+    added = consolidated.added(fmt, level.group, level.path, change)
+    store.update_document(level.group, _ATTRIBUTES_DOCUMENT[fmt], lambda found: added.own(_with_attributes(
+        fmt, level.group, found, change)))
+    added.keep_true()
 
 
 def ensure_group_entry(group: PathLike, name: str, voxel_size: Sizes, translation: Sizes,
@@ -278,22 +283,10 @@ def ensure_group_entry(group: PathLike, name: str, voxel_size: Sizes, translatio
         axes = listed_axes(listing[0])[0] if listing and listing[0].get("axes") else meta.axes
     level = plan_level(path, meta.shape, meta.dtype, voxel_size, translation, axes, units, chunks=meta.chunk_shape,
                        axis_types=group_axis_types(attrs, axes, axis_types))
-    fmt = node.format if node is not None and node.docs else array.format
+    fmt = array.format if node is None or not node.docs else node.format
     if fmt == "zarr3" and array.format == "zarr3":
-        _check_dimension_names(array, level)
+        check_dimension_names(store.url(path, "zarr.json"), array.docs["zarr.json"], level.axes, group)
     write_entry(level, fmt)
-
-
-def _check_dimension_names(array: Node, level: Level) -> None:
-    """A zarr v3 array listed in an OME 0.5 multiscales has dimension_names equal to its axis names (OME-NGFF 0.5);
-    one that has not is refused, and the array is left as it is."""
-    found = array.docs["zarr.json"].get("dimension_names")
-    if found is not None and list(found) == list(level.axes):
-        return
-    raise ValueError(f"{store.url(array.path, 'zarr.json')}: dimension_names is {found!r}; expected "
-                     f"{list(level.axes)}, the axes of the OME 0.5 multiscales of {level.group}, which OME-NGFF 0.5 "
-                     "requires them to equal. The package changes no array: give it those dimension_names with your "
-                     "own code, or list it with axes= equal to its dimension_names in a group that lists no levels")
 
 
 # ---------------------------------------------------------------- the array
@@ -377,25 +370,14 @@ def differences(found: ArrayMeta, found_attrs: Mapping[str, Any], level: Level) 
     return out
 
 
-def _type_differences(level: Level, found: Gathered) -> list[str]:
-    """Each axis type given to create that the parent's multiscales listing the level types otherwise."""
-    parent = found.ancestors[0] if found.ancestors else None
-    multiscale = next((m for m, path, _ in walk(parent.attrs) if path == level.name), None) if parent else None
-    if level.axis_types is None or multiscale is None:
-        return []
-    names, types = listed_axes(multiscale)
-    return [f"axis_types[{i}] ({name!r}): found {theirs!r}, wanted {mine!r}"
-            for i, (name, mine, theirs) in enumerate(zip(names, level.axis_types, types, strict=False))
-            if mine is not None and theirs is not None and mine != theirs]
-
-
 def adopt(level: Level, found: Gathered) -> None:
     """Accept an existing array only when it is the one asked for; else ValueError listing every difference."""
     node = found.node
     if node.kind != "array":
         raise FileExistsError(f"{level.path}: a {node.format} group is there; create makes arrays only")
     meta = parse(source_of(found), metadata_conflicts="warn")
-    listed = differences(meta, node.attrs, level) + _type_differences(level, found)
+    parent = found.ancestors[0].attrs if found.ancestors else {}
+    listed = differences(meta, node.attrs, level) + type_differences(parent, level.name, level.axis_types)
     if listed:
         raise ValueError(f"{level.path}: exists='adopt' found an array that differs from the one asked for: "
                          + "; ".join(listed))
