@@ -86,7 +86,8 @@ def test_a_listed_dataset_path_spelt_with_dot_slash_is_the_level_ensure_group_en
         {"type": "scale", "scale": [4.0] * 3}, {"type": "translation", "translation": [2.0] * 3}]}
     GROUP_BUILDERS["zarr3"](tmp_path, {"path": "g", "attrs": {"ome": {"version": "0.5", "multiscales": [
         {"axes": AXES, "datasets": [dataset]}]}}})
-    BUILDERS["zarr3"](tmp_path, {"path": "g/s0", "shape": [8, 8, 8], "chunks": [4, 4, 4], "dtype": "uint8"})
+    BUILDERS["zarr3"](tmp_path, {"path": "g/s0", "shape": [8, 8, 8], "chunks": [4, 4, 4], "dtype": "uint8",
+                                 "document": {"dimension_names": ["z", "y", "x"]}})  # OME 0.5 asks for them
     wa.ensure_group_entry(tmp_path / "g", "s0", 8, 4)
     datasets = json.loads((tmp_path / "g" / "zarr.json").read_text())["attributes"]["ome"]["multiscales"][0]["datasets"]
     assert [d["path"] for d in datasets] == ["s0"]

@@ -29,14 +29,13 @@ def _finest_first(levels) -> bool:
 
 
 # Which cases the writers can reproduce:
-# - axis_types has no counterpart in create, add_level or ensure_group_entry (an axis named "b" implies no type,
-#   and nothing there can give it one), so a case that needs it is left to test_write_documents;
 # - the writers keep the datasets in order of voxel size (the product of the scale), so a case listing a coarser
 #   level before a finer one would come back reordered and is not compared. Every case lists its levels finest
 #   first today, so this excludes none of them;
 # - name, type and metadata are the multiscale's own, not a level's: a case that sets them is compared on
 #   everything but those keys (see _comparable).
-WRITABLE = [case for case in CASES if "axis_types" not in case["call"] and _finest_first(case["call"]["levels"])]
+# axis_types goes to create and ensure_group_entry as given; add_level takes the types the group lists.
+WRITABLE = [case for case in CASES if _finest_first(case["call"]["levels"])]
 BY_NAME = pytest.mark.parametrize("case", WRITABLE, ids=[case["name"] for case in WRITABLE])
 
 
@@ -67,7 +66,7 @@ def _shape(call: dict) -> tuple[int, ...]:
 
 def _create(group: Path, call: dict, path: str, voxel_size, translation) -> None:
     wa.create(group / path, _shape(call), "uint8", voxel_size, translation, axes=call["axes"], units=call["units"],
-              chunks=_shape(call), format=FORMAT[call["version"]])
+              chunks=_shape(call), format=FORMAT[call["version"]], axis_types=call.get("axis_types"))
 
 
 def _tensorstore_array(group: Path, call: dict, path: str) -> None:
@@ -105,5 +104,6 @@ def test_tensorstore_arrays_listed_by_ensure_group_entry_list_the_fixture_docume
     for path, _, _ in call["levels"]:
         _tensorstore_array(group, call, path)
     for path, voxel_size, translation in call["levels"]:
-        wa.ensure_group_entry(group, path, voxel_size, translation, axes=call["axes"], units=call["units"])
+        wa.ensure_group_entry(group, path, voxel_size, translation, axes=call["axes"], units=call["units"],
+                              axis_types=call.get("axis_types"))
     assert _comparable(_group_attributes(group), call) == _comparable(case["expect"], call)

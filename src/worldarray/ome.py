@@ -23,12 +23,14 @@ from .geometry import centres, floats, isclose, same, spatial_indices, spread
 
 __all__ = ["OME_VERSIONS", "AXIS_TYPES", "UNPLACED_VERSIONS", "multiscales_of", "dataset_path", "walk",
            "first_listing", "cosem_entry", "flattened", "dataset_scale", "compose", "ome_placement",
-           "group_placement", "ome_multiscales", "axis_units", "version_of", "with_entry"]
+           "group_placement", "ome_multiscales", "axis_units", "version_of", "with_entry", "listed_axes",
+           "group_axis_types", "type_differences", "check_dimension_names"]
 
 #: The OME-NGFF versions written, each with the one zarr format it goes with.
 OME_VERSIONS = {"0.4": "zarr2", "0.5": "zarr3"}
 
-#: The axis types written. A name implies one (``_TYPE_OF_NAME``); ``axis_types`` overrides it.
+#: The axis types OME names. A name implies one (``_TYPE_OF_NAME``); ``axis_types`` overrides it, and may name a
+#: custom type (OME allows types of its own on axes that are neither space nor time nor channel).
 AXIS_TYPES = ("space", "time", "channel")
 _TYPE_OF_NAME = {**dict.fromkeys("zyx", "space"), "t": "time", "time": "time", "c": "channel", "channel": "channel"}
 _WITH_UNIT = ("space", "time")  # OME writes a unit on these axis types only
@@ -301,16 +303,26 @@ def _parse_axes(axes) -> tuple[str, ...]:
 
 
 def _parse_axis_types(axis_types, axes, spatial) -> tuple[str, ...]:
-    given = [None] * len(axes) if axis_types is None else list(axis_types)
-    if len(given) != len(axes) or not all(t is None or t in AXIS_TYPES for t in given):
-        raise ValueError(f"axis_types is {axis_types!r}; expected one of {AXIS_TYPES} or None per axis of {list(axes)}")
+    """Each axis's OME type: the one given, else the one its name implies (``_TYPE_OF_NAME``), else "space" when the
+    reader counts the axis spatial; "space" exactly on the axes the reader counts spatial (Convention 1)."""
+    given = [None] * len(axes) if axis_types is None or isinstance(axis_types, str) else list(axis_types)
+    if (isinstance(axis_types, str) or len(given) != len(axes)
+            or not all(t is None or (isinstance(t, str) and t) for t in given)):
+        raise ValueError(f"axis_types is {axis_types!r}; expected one type per axis of {list(axes)}: one of "
+                         f"{AXIS_TYPES}, a custom type's name, or None (the type the name implies)")
     types = []
     for i, (name, kind) in enumerate(zip(axes, given, strict=True)):
         # A name that implies no type is a space axis when the reader counts it spatial (Convention 1's last
         # three), so writer and reader agree; any other is ambiguous, and OME allows at most three space axes.
         kind = kind or _TYPE_OF_NAME.get(name) or ("space" if i in spatial else None)
         if kind is None:
-            raise ValueError(f"axes[{i}] is {name!r}, whose name implies no type; pass axis_types, one of {AXIS_TYPES}")
+            raise ValueError(f"axes[{i}] is {name!r}, whose name implies no type; pass axis_types, one of {AXIS_TYPES} "
+                             "or a custom type's name per axis")
+        if (kind == "space") != (i in spatial):
+            raise ValueError(f"axis_types is {axis_types!r}: axis {name!r} is {kind!r}; expected "
+                             f"{'space' if i in spatial else 'a type other than space'}, as every reader of this "
+                             f"package counts the spatial axes of {list(axes)} to be {[axes[j] for j in spatial]} "
+                             "(those named z, y or x when any is, else the last three not named t or c)")
         types.append(kind)
     return tuple(types)
 
@@ -339,7 +351,8 @@ def _parse_units(units, axes, types) -> tuple[str, ...]:
 
 
 def axis_units(axes: Sequence[str], units, axis_types=None) -> tuple[str, ...]:
-    """OME's spelling of each axis's unit ("" where none), from one unit per axis, by kind, or one space unit.
+    """OME's spelling of each axis's unit ("" where none), from one unit per axis, by kind, or one space unit; each
+    axis typed by ``axis_types`` or by its name.
 
     >>> axis_units(("c", "y", "x"), "um")
     ('', 'micrometer', 'micrometer')
@@ -389,8 +402,10 @@ def ome_multiscales(axes: Sequence[str], units: unit_table.UnitsArgument,
         named, else the last three not named t or c) or over every axis; other axes get scale 1 and translation 0.
     version : ``"0.5"`` (zarr v3: ``{"ome": {"version": "0.5", "multiscales": [...]}}``) or ``"0.4"`` (zarr v2
         ``.zattrs``: ``{"multiscales": [{"version": "0.4", ...}]}``).
-    axis_types : per axis ``"space"``, ``"time"``, ``"channel"`` or None (from the name: z y x space, t time,
-        c channel; another name is space when it is among the spatial axes, else it must be given).
+    axis_types : per axis ``"space"``, ``"time"``, ``"channel"``, a custom type's name (OME allows them) or None
+        (from the name: z y x space, t time, c channel; another name is space when it is among the spatial axes,
+        else it must be given). "space" goes on the spatial axes exactly (z, y, x when named, else the last three
+        not named t or c), so every reader of this package places what was written.
     name : the multiscale's name, always written (OME says it SHOULD be present; "" is a valid string).
     metadata, type : the downscaling method's description and name, written when given.
 
@@ -404,8 +419,9 @@ def ome_multiscales(axes: Sequence[str], units: unit_table.UnitsArgument,
     ------
     ValueError
         Naming the argument and value: a version other than "0.4" or "0.5", repeated axis names or level
-        paths, a voxel size or translation of the wrong length, a voxel size not finite and > 0, an unknown unit
-        on a space or time axis, a unit on any other axis.
+        paths, an axis with no type, "space" on an axis that is not spatial (or another type on one that is), a
+        voxel size or translation of the wrong length, a voxel size not finite and > 0, an unknown unit on a space
+        or time axis, a unit on any other axis.
 
     Examples
     --------
@@ -488,42 +504,101 @@ def _under_multiscale_transforms(multiscale, voxel_size, translation):
             tuple((t - m) / s for t, m, s in zip(translation, shift, scale, strict=True)))
 
 
-def _in_group_units(multiscale, axes, units, voxel_size, translation):
+def _in_group_units(multiscale, axes, units, axis_types, voxel_size, translation):
     """A level's placement converted into the units the group's multiscales already uses, axis by axis."""
     listed = [a.get("unit") or "" if isinstance(a, Mapping) else "" for a in multiscale.get("axes") or []]
     if len(listed) != len(axes):
         return voxel_size, translation
-    given = axis_units(axes, units)
+    given = axis_units(axes, units, axis_types)
     sizes, shifts, _ = unit_table.convert(voxel_size, translation, given, [want or None for want in listed],
                                           spatial_indices(axes), where="group attributes", axes=axes, quiet=True)
     return sizes, shifts
 
 
+def listed_axes(multiscale: Mapping[str, Any]) -> tuple[tuple[Any, ...], tuple[str | None, ...]]:
+    """A multiscale's axis names and types (None where no type is written), in order."""
+    items = [a if isinstance(a, Mapping) else {"name": a} for a in multiscale.get("axes") or []]
+    types = tuple(a.get("type") if isinstance(a.get("type"), str) else None for a in items)
+    return tuple(a.get("name") for a in items), types
+
+
+def _agreed_types(multiscale, axes, axis_types) -> tuple[str | None, ...] | None:
+    """The types of the level's axes: those given, else the listed type of a non-spatial axis whose name implies
+    none. A type given that differs from the one listed raises: one multiscales lists levels of one set of axes."""
+    names, listed = listed_axes(multiscale)
+    given = (None,) * len(axes) if axis_types is None else tuple(axis_types)
+    if len(listed) != len(axes) or len(given) != len(axes):
+        return axis_types
+    for name, mine, theirs in zip(names, given, listed, strict=True):
+        if mine is not None and theirs is not None and mine != theirs:
+            raise ValueError(f"axis_types is {list(given)!r}: axis {name!r} is {mine!r}; the group's multiscales "
+                             f"lists it as {theirs!r}, and one multiscales lists levels of one set of axes")
+    spatial = spatial_indices(axes)  # a type the name or the reader's spatial axes imply is not taken from others
+    return tuple(mine or (theirs if name not in _TYPE_OF_NAME and i not in spatial else None)
+                 for i, (name, mine, theirs) in enumerate(zip(names, given, listed, strict=True)))
+
+
+def group_axis_types(attrs: Mapping[str, Any], axes: Sequence[str],
+                     axis_types: Sequence[str | None] | None = None) -> tuple[str | None, ...] | None:
+    """The types of a level's axes in a group whose attributes are ``attrs``: as ``with_entry`` takes them from the
+    group's first multiscales, where it has one (``axis_types`` where given)."""
+    multiscales = multiscales_of(attrs) or []
+    first = multiscales[0] if multiscales and isinstance(multiscales[0], Mapping) else None
+    found = axis_types if first is None else _agreed_types(first, axes, axis_types)
+    return None if found is None else tuple(found)
+
+
+def type_differences(attrs: Mapping[str, Any], name: str, axis_types: Sequence[str | None] | None) -> list[str]:
+    """Each axis type given that the multiscales listing ``name`` in a group's ``attrs`` types otherwise."""
+    multiscale = next((m for m, path, _ in walk(attrs) if path == name), None)
+    if axis_types is None or multiscale is None:
+        return []
+    names, types = listed_axes(multiscale)
+    return [f"axis_types[{i}] ({axis!r}): found {theirs!r}, wanted {mine!r}"
+            for i, (axis, mine, theirs) in enumerate(zip(names, axis_types, types, strict=False))
+            if mine is not None and theirs is not None and mine != theirs]
+
+
+def check_dimension_names(url: str, array: Mapping[str, Any], axes: Sequence[str], group: str) -> None:
+    """A zarr v3 array that an OME 0.5 multiscales lists has dimension_names equal to the axis names (OME-NGFF 0.5);
+    ``array`` is its zarr.json at ``url``, and one that has not is refused, never changed."""
+    found = array.get("dimension_names")
+    if found is not None and list(found) == list(axes):
+        return
+    raise ValueError(f"{url}: dimension_names is {found!r}; expected {list(axes)}, the axes of the OME 0.5 "
+                     f"multiscales of {group}, which OME-NGFF 0.5 requires them to equal. The package changes no "
+                     "array: give it those dimension_names with your own code, or list it with axes= equal to its "
+                     "dimension_names in a group that lists no levels")
+
+
 def with_entry(attrs: Mapping[str, Any], fmt: str, axes: Sequence[str], units: unit_table.UnitsArgument, name: str,
-               voxel_size: Sequence[float], translation: Sequence[float]) -> dict[str, Any]:
+               voxel_size: Sequence[float], translation: Sequence[float],
+               axis_types: Sequence[str | None] | None = None) -> dict[str, Any]:
     """Group attributes with this level's dataset entry added or replaced, datasets in order of voxel size; nothing
     else changed.
 
     The entry is written so that it reads back at the placement asked for: in the units the group's multiscales
     already uses, and under its multiscale-level transforms when it has them. An entry whose path names the same
-    level in another spelling (``"./s0"``) is the one replaced.
+    level in another spelling (``"./s0"``) is the one replaced. ``axis_types`` types the axes of a new multiscales;
+    into one that exists, an axis whose name implies no type takes the type listed unless given.
     """
     version = version_of(fmt)
     merged = json.loads(json.dumps(attrs))  # a deep copy: the caller's document is never edited in place
     container = _container(merged, fmt)
     existing = container.get("multiscales")
     if not existing:
-        fresh = ome_multiscales(axes, units, [(name, voxel_size, translation)], version)
+        fresh = ome_multiscales(axes, units, [(name, voxel_size, translation)], version, axis_types)
         container["multiscales"] = (fresh["ome"] if fmt == "zarr3" else fresh)["multiscales"]
         return merged
     multiscale = existing[0]
-    listed = tuple(a.get("name") if isinstance(a, Mapping) else a for a in multiscale.get("axes") or [])
+    listed = listed_axes(multiscale)[0]
     if listed and listed != tuple(axes):
         raise ValueError(f"the group's multiscales axes are {list(listed)}; the level's axes {list(axes)} differ, "
                          "and one multiscales lists levels of one set of axes")
-    voxel_size, translation = _in_group_units(multiscale, axes, units, voxel_size, translation)
+    axis_types = _agreed_types(multiscale, axes, axis_types)
+    voxel_size, translation = _in_group_units(multiscale, axes, units, axis_types, voxel_size, translation)
     voxel_size, translation = _under_multiscale_transforms(multiscale, voxel_size, translation)
-    fresh = ome_multiscales(axes, units, [(name, voxel_size, translation)], version)
+    fresh = ome_multiscales(axes, units, [(name, voxel_size, translation)], version, axis_types)
     entry = (fresh["ome"] if fmt == "zarr3" else fresh)["multiscales"][0]["datasets"][0]
     multiscale["datasets"] = _placed_in_order(multiscale.get("datasets") or [], name, entry)
     return merged

@@ -26,6 +26,7 @@ from .grid import Grid, spatial_placement
 from .handle import MODES, PathLike, Sizes, SizesOrNone, one_of
 from .levels import Level, group_source, level_names, listed_by_parent, pick, refuse_bioformats2raw, select_level
 from .metadata import ArrayMeta, level_placements, parse
+from .ome import group_axis_types
 from .units import NANOMETER, UnitsArgument
 from .write import Codecs, codecs_of
 
@@ -52,12 +53,16 @@ def create(path: PathLike, shape: int | Sequence[int] | None = None, dtype: DTyp
            shards: int | Sequence[int] | None = None, fill_value: float = 0, codecs: Codecs = "zstd",
            format: str | None = None, attrs: Mapping[str, Any] | None = None,
            group_attrs: Mapping[str, Any] | None = None, exists: str = "error", store_fill: bool = False,
-           context: ts.Context | None = None, retries: retry.Retry | None = None) -> WorldArray:
+           axis_types: Sequence[str | None] | None = None, context: ts.Context | None = None,
+           retries: retry.Retry | None = None) -> WorldArray:
     """Create a placed level of an OME-NGFF zarr pyramid and return it opened for writing (Behaviours 11 and 12).
 
     The array comes first, then its dataset entry in the group document (made when absent; else only this level's
     entry is added or replaced). Nothing is ever deleted, truncated or overwritten. Group documents are written
     conditionally and merged again when another writer got there first, so creators in many processes lose no entry.
+    A consolidated copy of the hierarchy's metadata in the group or above it (zarr v3 ``consolidated_metadata``, zarr
+    v2 ``.zmetadata``) gains the array, the groups made on the way and the group's new attributes, the same way; none
+    is made where there was none.
 
     Parameters
     ----------
@@ -73,6 +78,10 @@ def create(path: PathLike, shape: int | Sequence[int] | None = None, dtype: DTyp
     axes, units
         Axis names (default ``wa.default_axes(ndim)``) and units (default "nanometer"), as ``wa.ome_multiscales``
         takes them.
+    axis_types
+        Per axis, its OME type: "space", "time", "channel", a custom type's name, or None for the type the name
+        implies (z y x space, t time, c channel; another spatial axis space). Needed for an axis whose name implies
+        no type (a "q", an "angle", a "band"); "space" goes on the spatial axes exactly, as ``wa.ome_multiscales``.
     chunks
         Required: the storage chunk (the inner chunk when sharded); the package never picks one.
     shards
@@ -115,7 +124,7 @@ def create(path: PathLike, shape: int | Sequence[int] | None = None, dtype: DTyp
     if store_fill:  # recorded with the array, so every later handle stores fill units too (A2)
         attrs = {**(attrs or {}), write.STORE_FILL_KEY: {"store_fill": True}}
     level = write.plan_level(store.normalize(path), shape, dtype, voxel_size, translation, axes, units, chunks, shards,
-                             fill_value, codecs, format, attrs, group_attrs, exists)
+                             fill_value, codecs, format, attrs, group_attrs, exists, axis_types)
     with retry.governing(retries):
         write.create_level(level, context)
     return WorldArray(level.path, mode="r+", units=units, context=context, retries=retries, store_fill=store_fill)
@@ -274,6 +283,8 @@ class Pyramid:
                   from_level: str | None = None, units: UnitsArgument = None) -> WorldArray:
         """Add a level's dataset entry and its empty array to this pyramid (Behaviour 14); no voxel data is written.
 
+        Through ``wa.create``: consolidated metadata stays true, and the axis types are the ones the group lists.
+
         Parameters
         ----------
         name
@@ -319,7 +330,8 @@ class Pyramid:
                        shards=found_shards if shards is None else shards,
                        fill_value=source.fill_value if fill_value is None else fill_value,
                        codecs=(found_codecs or "none") if codecs is None else codecs, attrs=attrs,
-                       exists=exists, context=self._context, retries=self._retries)
+                       exists=exists, axis_types=group_axis_types(self._group.node.attrs, source.axes),
+                       context=self._context, retries=self._retries)
         with retry.governing(self._retries):
             self._read_group(gather(self.path))
         return level

@@ -24,7 +24,7 @@ import numpy as np
 import tensorstore as ts
 from numpy.typing import ArrayLike, DTypeLike
 
-from . import retry, store
+from . import consolidated, retry, store
 from .context import locking_context, shared_context
 from .detect import FORMATS, Gathered, Node, Reach, array_above, gather, probe, source_of
 from .diagnostics import MetadataWarning
@@ -34,7 +34,8 @@ from .factors import level_placement, level_shape
 from .grid import Frame, shard_shape, whole_numbers
 from .metadata import ArrayMeta, parse
 from .paths import PathLike
-from .ome import AXIS_TYPES, OME_VERSIONS, axis_units, first_listing, ome_multiscales, walk, with_entry
+from .ome import (AXIS_TYPES, OME_VERSIONS, axis_units, check_dimension_names, first_listing, group_axis_types,
+                  listed_axes, ome_multiscales, type_differences, walk, with_entry)
 from .units import NANOMETER, UnitsArgument, convert
 
 __all__ = ["OME_VERSIONS", "AXIS_TYPES", "ome_multiscales", "level_placement", "level_shape", "codecs_of",
@@ -70,6 +71,7 @@ class Level:
     attrs: Mapping[str, Any]
     group_attrs: Mapping[str, Any]
     exists: str
+    axis_types: tuple[str | None, ...] | None = None  # per axis; None entries: the type the name implies
 
     @property
     def group(self) -> str:
@@ -89,7 +91,7 @@ def plan_level(path: str, shape: int | Sequence[int], dtype: DTypeLike, voxel_si
                chunks: int | Sequence[int] | None = None, shards: int | Sequence[int] | None = None,
                fill_value: float = 0, codecs: Codecs = "zstd", format: str | None = None,
                attrs: Mapping[str, Any] | None = None, group_attrs: Mapping[str, Any] | None = None,
-               exists: str = "error") -> Level:
+               exists: str = "error", axis_types: Sequence[str | None] | None = None) -> Level:
     """Check every argument of create, naming the argument and the value found when one is wrong."""
     path = store.normalize(path)
     if store.parent(path) is None:
@@ -104,6 +106,7 @@ def plan_level(path: str, shape: int | Sequence[int], dtype: DTypeLike, voxel_si
     if len(axes) != ndim or len(set(axes)) != ndim or not all(isinstance(a, str) and a for a in axes):
         raise ValueError(f"axes is {axes!r}; expected {ndim} distinct names, one per axis")
     spatial = spatial_indices(axes)
+    axis_units(axes, units, axis_types)  # every axis typed, and its unit one OME writes on that type
     if chunks is None:
         raise ValueError("chunks is required: the storage chunk (the inner chunk when sharded); the package never "
                          "picks one")
@@ -120,7 +123,8 @@ def plan_level(path: str, shape: int | Sequence[int], dtype: DTypeLike, voxel_si
     return Level(path, shape, dtype, axes, units,
                  over_axes(voxel_size, ndim, spatial, 1.0, "voxel_size", positive=True),
                  over_axes(translation, ndim, spatial, 0.0, "translation"), chunks, shards, fill_value, codecs,
-                 format, dict(attrs or {}), dict(group_attrs or {}), exists)
+                 format, dict(attrs or {}), dict(group_attrs or {}), exists,
+                 None if axis_types is None else tuple(axis_types))
 
 
 # ---------------------------------------------------------------- the format, and the groups above
@@ -214,7 +218,8 @@ def entry_attrs(level: Level, fmt: str, attrs: Mapping[str, Any], *, replace: bo
     if not replace and _listed(attrs, level.name):
         merged = json.loads(json.dumps(attrs))
     else:
-        merged = with_entry(attrs, fmt, level.axes, level.units, level.name, level.voxel_size, level.translation)
+        merged = with_entry(attrs, fmt, level.axes, level.units, level.name, level.voxel_size, level.translation,
+                            level.axis_types)
     return _merged_group_attrs(merged, level.group_attrs, level.group)
 
 
@@ -232,41 +237,56 @@ def _with_attributes(fmt: str, group: str, attributes: Any, change: Any) -> Any:
 def write_entry(level: Level, fmt: str, *, replace: bool = True) -> None:
     """Write this level's dataset entry into its group's document (made when absent), conditional on the generation
     read and merged again when another writer changed the document first (A17); an unchanged document is not
-    written."""
-    if fmt == "zarr2":
-        _bare_group(level.group, fmt)
-    store.update_document(level.group, _ATTRIBUTES_DOCUMENT[fmt], lambda found: _with_attributes(
-        fmt, level.group, found, lambda attrs: entry_attrs(level, fmt, attrs, replace=replace)))
+    written. Every consolidated copy above the level (the group's own and its ancestors') then gains the array,
+    each group on the way it did not list, and the group's new attributes, each copy conditionally too (A16)."""
+    def change(attrs: dict) -> dict:
+        return entry_attrs(level, fmt, attrs, replace=replace)
+
+    _bare_group(level.group, fmt)
+    added = consolidated.added(fmt, level.group, level.path, change)
+    store.update_document(level.group, _ATTRIBUTES_DOCUMENT[fmt], lambda found: added.own(_with_attributes(
+        fmt, level.group, found, change)))
+    added.keep_true()
 
 
 def ensure_group_entry(group: PathLike, name: str, voxel_size: Sizes, translation: Sizes,
-                       axes: Sequence[str] | None = None, units: UnitsArgument = NANOMETER) -> None:
+                       axes: Sequence[str] | None = None, units: UnitsArgument = NANOMETER,
+                       axis_types: Sequence[str | None] | None = None) -> None:
     """List an array the package did not create (a symlinked or hand-made level) in its group's multiscales.
 
     The group's axes are kept when it lists levels already; else ``axes`` (default: the array's own names, else
-    the default names) and ``units``. Behaviour 12's rules apply: only this entry changes.
+    the default names), ``units`` and ``axis_types`` (as ``wa.ome_multiscales`` takes them; an axis whose name
+    implies no type takes the type the group lists, unless given). Behaviour 12's rules apply: only this entry
+    changes, and every consolidated copy of the group's metadata that covers the array is kept true (A16). The
+    array is never changed.
 
     Raises
     ------
     FileNotFoundError
         When there is no array at ``group/name``.
+    ValueError
+        When the group is zarr v3 (OME 0.5) and the array is a zarr v3 array whose ``dimension_names`` are missing
+        or differ from the multiscale's axis names, which OME-NGFF 0.5 requires them to equal.
     """
     group = store.normalize(group)
+    path = store.join(group, name)
     node = _zarr_node(_probe(group), group, "group")
-    array = _zarr_node(_probe(store.join(group, name)), store.join(group, name), "level")
+    array = _zarr_node(_probe(path), path, "level")
     if array is None or array.kind != "array":
-        raise FileNotFoundError(f"{store.join(group, name)}: no array to list in {group}")
+        raise FileNotFoundError(f"{path}: no array to list in {group}")
     with warnings.catch_warnings():  # the array is about to be listed: its parent not listing it is the point
         warnings.simplefilter("ignore", MetadataWarning)
-        meta = parse(source_of(gather(store.join(group, name))))
+        meta = parse(source_of(gather(path)))
+    attrs = node.attrs if node is not None else {}
     if axes is None:
-        listing = first_listing(node.attrs) if node is not None else None
-        listed = listing[0].get("axes") if listing else None
-        axes = tuple(a.get("name") for a in listed) if listed else meta.axes
-    level = plan_level(store.join(group, name), meta.shape, meta.dtype, voxel_size, translation, axes, units,
-                       chunks=meta.chunk_shape)
-    group_node = node if node is not None and node.docs else None
-    write_entry(level, group_node.format if group_node is not None else array.format)
+        listing = first_listing(attrs)
+        axes = listed_axes(listing[0])[0] if listing and listing[0].get("axes") else meta.axes
+    level = plan_level(path, meta.shape, meta.dtype, voxel_size, translation, axes, units, chunks=meta.chunk_shape,
+                       axis_types=group_axis_types(attrs, axes, axis_types))
+    fmt = array.format if node is None or not node.docs else node.format
+    if fmt == "zarr3" and array.format == "zarr3":
+        check_dimension_names(store.url(path, "zarr.json"), array.docs["zarr.json"], level.axes, group)
+    write_entry(level, fmt)
 
 
 # ---------------------------------------------------------------- the array
@@ -332,7 +352,7 @@ def differences(found: ArrayMeta, found_attrs: Mapping[str, Any], level: Level) 
         if (value != have[key]) if key == "dtype" else tuple(value or ()) != tuple(have[key] or ()):
             out.append(f"{key}: found {have[key]}, wanted {value}")
     comparable = len(found.units) == len(level.axes)
-    asked = axis_units(level.axes, level.units) if comparable else ("",) * len(found.units)
+    asked = axis_units(level.axes, level.units, level.axis_types) if comparable else ("",) * len(found.units)
     targets = [asked[i] or None if i in level.spatial else None for i in range(len(found.units))]
     sizes, shifts, _ = convert(found.voxel_size, found.translation, found.units, targets, found.spatial,
                                strict=False, quiet=True)
@@ -356,7 +376,8 @@ def adopt(level: Level, found: Gathered) -> None:
     if node.kind != "array":
         raise FileExistsError(f"{level.path}: a {node.format} group is there; create makes arrays only")
     meta = parse(source_of(found), metadata_conflicts="warn")
-    listed = differences(meta, node.attrs, level)
+    parent = found.ancestors[0].attrs if found.ancestors else {}
+    listed = differences(meta, node.attrs, level) + type_differences(parent, level.name, level.axis_types)
     if listed:
         raise ValueError(f"{level.path}: exists='adopt' found an array that differs from the one asked for: "
                          + "; ".join(listed))

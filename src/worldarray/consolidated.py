@@ -1,0 +1,200 @@
+"""A consolidated copy of a hierarchy's metadata stays true: what the package adds below a group that holds one,
+the copy gains, with the group's new attributes, and nothing else in it changes (A16).
+
+A zarr v3 group keeps its copy in its own ``zarr.json`` (``consolidated_metadata.metadata``: each node below by its
+path relative to the group, flat, as zarr-python writes it); a zarr v2 group in ``.zmetadata`` (``metadata``: each
+document below by its key relative to the group, the group's own ``.zgroup`` and ``.zattrs`` included). Each
+format's way is one row of ``LAYOUTS``. The package never makes a copy where there is none. The copies kept are
+those of the level's group and of every group above it, up to the first directory that is no group of the format
+(where the hierarchy ends). Each gains the array, and every group between its own and the array that it does not
+list yet (made now, or made by another writer since the copy was written), since a reader of the copy reaches a
+node only through its parents. Every copy is changed by a write conditional on the generation read
+(``store.update_document``), re-read and merged when another writer got there first; a group listed already keeps
+its entry, and the group's attributes change in a copy as they changed in the group (the same change applied to
+the copy's own record of them), so concurrent writers lose nothing there either. A zarr v3 group's own copy
+changes in the same write as its attributes.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import store
+from .detect import Node
+
+__all__ = ["Layout", "LAYOUTS", "Added", "added", "kept_true"]
+
+Change = Callable[[dict], dict]
+#: How zarr-python records a group inside a copy above it: its descendants are that copy's, flat.
+_NESTED = {"kind": "inline", "must_understand": False, "metadata": {}}
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where one zarr format keeps a group's consolidated copy, and how the copy records a node's documents.
+
+    ``holder`` is the group document that holds the copy (``beside_attributes``: the one that holds the group's
+    attributes too); ``group_keys`` and ``array_keys`` the documents of a group and of an array.
+    """
+
+    name: str
+    holder: str
+    beside_attributes: bool
+    group_keys: tuple[str, ...]
+    array_keys: tuple[str, ...]
+    is_group: Callable[[Mapping[str, Any]], bool]
+    copy_of: Callable[[Any], Mapping[str, Any] | None]
+    with_copy: Callable[[Mapping[str, Any], dict], dict]
+    entries: Callable[[str, Node], dict]
+    attributes: Callable[[dict, str, Change], None]
+
+
+def _key(relative: str, document: str) -> str:
+    return f"{relative}/{document}" if relative else document
+
+
+def _zarr3_copy(document: Any) -> Mapping[str, Any] | None:
+    found = document.get("consolidated_metadata") if isinstance(document, Mapping) else None
+    copy = found.get("metadata") if isinstance(found, Mapping) else None
+    return copy if isinstance(copy, Mapping) else None
+
+
+def _zarr3_entries(relative: str, node: Node) -> dict:
+    document = dict(node.docs["zarr.json"])
+    if node.kind == "group":
+        document["consolidated_metadata"] = dict(_NESTED)
+    return {relative: document}
+
+
+def _zarr3_attributes(copy: dict, relative: str, change: Change) -> None:
+    """A group's attributes in a copy above it; a group's own live beside its copy, in the attributes it writes."""
+    if relative and isinstance(copy.get(relative), Mapping):
+        entry = dict(copy[relative])
+        copy[relative] = {**entry, "attributes": change(dict(entry.get("attributes") or {}))}
+
+
+def _zarr2_copy(document: Any) -> Mapping[str, Any] | None:
+    copy = document.get("metadata") if isinstance(document, Mapping) else None
+    return copy if isinstance(copy, Mapping) and document.get("zarr_consolidated_format") == 1 else None
+
+
+def _zarr2_entries(relative: str, node: Node) -> dict:
+    """A zarr v2 node's documents under their keys; an array's .zattrs is {} when it has none (what every reader
+    takes a missing one to be)."""
+    docs = dict(node.docs)
+    if node.kind == "array":
+        docs.setdefault(".zattrs", {})
+    return {_key(relative, key): doc for key, doc in docs.items()}
+
+
+def _zarr2_attributes(copy: dict, relative: str, change: Change) -> None:
+    key = _key(relative, ".zattrs")
+    copy[key] = change(dict(copy.get(key) or {}))
+
+
+#: Per zarr format, how a group keeps its consolidated copy.
+LAYOUTS: dict[str, Layout] = {layout.name: layout for layout in (
+    Layout("zarr3", "zarr.json", True, ("zarr.json",), ("zarr.json",),
+           lambda docs: (docs.get("zarr.json") or {}).get("node_type") == "group", _zarr3_copy,
+           lambda doc, copy: {**doc, "consolidated_metadata": {**doc["consolidated_metadata"], "metadata": copy}},
+           _zarr3_entries, _zarr3_attributes),
+    Layout("zarr2", ".zmetadata", False, (".zgroup", ".zattrs"), (".zarray", ".zattrs"),
+           lambda docs: ".zgroup" in docs, _zarr2_copy,
+           lambda doc, copy: {**doc, "metadata": copy}, _zarr2_entries, _zarr2_attributes),
+)}
+
+
+def _relative(holder: str, path: str) -> str | None:
+    """``path`` relative to ``holder`` ("" for itself); None when it is not below it."""
+    (root, above), (other, below) = store.split(holder), store.split(path)
+    if root != other or below[: len(above)] != above:
+        return None
+    return "/".join(below[len(above):])
+
+
+@dataclass(frozen=True)
+class Added:
+    """What one write adds to a hierarchy: an array in ``group`` with its documents as stored, the change of the
+    group's attributes, the groups from ``group`` up (each a group of the format, with its documents) and, among
+    them, those whose documents hold a copy."""
+
+    format: str
+    group: str
+    array: Node
+    groups: tuple[Node, ...]
+    change: Change
+    holders: tuple[str, ...]
+
+    def own(self, document: Any) -> Any:
+        """The group's attribute document with its own copy kept true, when the format keeps the copy there."""
+        return kept_true(self, self.group, document) if LAYOUTS[self.format].beside_attributes else document
+
+    def keep_true(self) -> None:
+        """Keep every other copy true, each by a write conditional on the generation read."""
+        layout = LAYOUTS[self.format]
+        for holder in self.holders:
+            if holder == self.group and layout.beside_attributes:
+                continue  # changed with the group's attributes (``own``)
+            store.update_document(holder, layout.holder, functools.partial(kept_true, self, holder))
+
+
+def kept_true(added: Added, holder: str, document: Any) -> Any:
+    """The holder's document with its copy gaining the array (its entries replaced), each group between the holder
+    and the array that it does not list, and the change of the group's attributes; the document as it was when it
+    holds no copy.
+
+    Every group on the way is listed, new or not, so a reader of the copy reaches the array; a group already listed
+    keeps its entry, since concurrent writers each apply their own change to it.
+    """
+    layout = LAYOUTS[added.format]
+    found = layout.copy_of(document)
+    if found is None:
+        return document
+    copy = json.loads(json.dumps(found))  # the document read is never edited in place
+    for group in added.groups:
+        relative = _relative(holder, group.path)
+        for key, value in layout.entries(relative, group).items() if relative and group.docs else ():
+            copy.setdefault(key, value)
+    if layout.array_keys[0] in added.array.docs:
+        copy.update(layout.entries(str(_relative(holder, added.array.path)), added.array))
+    layout.attributes(copy, str(_relative(holder, added.group)), added.change)
+    return layout.with_copy(document, copy)
+
+
+def _parsed(raw: bytes | None) -> Any:
+    try:
+        return None if raw is None else json.loads(raw)
+    except ValueError:
+        return None  # a document no one can read is no part of a copy the package could keep true
+
+
+def _node(fmt: str, kind: str, path: str, keys: Sequence[str], raw: Mapping[tuple[str, str], bytes | None]) -> Node:
+    docs = {key: _parsed(raw[(path, key)]) for key in keys}
+    return Node(fmt, kind, path, {key: doc for key, doc in docs.items() if isinstance(doc, dict)})
+
+
+def added(fmt: str, group: str, array: str, change: Change) -> Added:
+    """What a write of ``array`` into ``group`` adds, read in one round with the documents of the group and of
+    every group above it up to the first directory that is no group of the format."""
+    layout = LAYOUTS[fmt]
+    chain, current = [group], store.parent(group)
+    while current is not None and not store.is_root(current):
+        chain.append(current)
+        current = store.parent(current)
+    keys = tuple(dict.fromkeys((*layout.group_keys, layout.holder)))
+    raw = store.read_documents([(d, k) for d in chain for k in keys] + [(array, k) for k in layout.array_keys])
+    groups: list[Node] = []
+    holders: list[str] = []
+    for directory in chain:
+        node = _node(fmt, "group", directory, layout.group_keys, raw)
+        if groups and not layout.is_group(node.docs):
+            break  # the hierarchy ends here
+        groups.append(node)
+        if layout.copy_of(_parsed(raw[(directory, layout.holder)])) is not None:
+            holders.append(directory)
+    array_node = _node(fmt, "array", array, layout.array_keys, raw)
+    return Added(fmt, group, array_node, tuple(groups), change, tuple(holders))
