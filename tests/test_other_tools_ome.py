@@ -9,6 +9,7 @@ placement, these tests pin what a group, a pyramid, a read and an open of a root
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
 
@@ -198,3 +199,31 @@ def test_a_level_path_under_a_bioformats2raw_root_still_opens(tmp_path):
     vol = wa.open(root, level="1/0", units="micrometer")
     assert vol.level_path == str(root / "1" / "0")
     assert vol.voxel_size == pytest.approx((0.5, 0.25, 0.25))  # the spatial axes of (t, c, z, y, x)
+
+
+# ---------------------------------------------------------------- writing into another OME version's group
+
+
+def test_creating_a_level_in_an_ome_06_group_is_refused_and_writes_nothing(tmp_path):
+    root = tmp_path / "six.zarr"
+    system = {"name": "intrinsic", "axes": [{"name": a, "type": "space", "unit": "micrometer"} for a in "zyx"]}
+    dataset = {"path": "s0", "coordinateTransformations": [{"type": "sequence", "input": "s0", "output": "intrinsic",
+                                                           "transformations": [{"type": "scale", "scale": [1, 1, 1]}]}]}
+    root.mkdir()
+    (root / "zarr.json").write_text(json.dumps({"zarr_format": 3, "node_type": "group", "attributes": {"ome": {
+        "version": "0.6", "multiscales": [{"coordinateSystems": [system], "datasets": [dataset]}]}}}))
+    before = (root / "zarr.json").read_text()
+    with pytest.raises(ValueError, match=r"OME 0\.6 \(coordinateSystems\).*never mixes versions"):
+        wa.create(str(root / "s1"), (4, 4, 4), "uint8", 2, 1, chunks=4, units="micrometer")
+    assert not (root / "s1").exists() and (root / "zarr.json").read_text() == before
+
+
+def test_adding_to_an_ome_03_group_is_refused_naming_the_version(tmp_path):
+    root = tmp_path / "three.zarr"
+    root.mkdir()
+    (root / ".zgroup").write_text(json.dumps({"zarr_format": 2}))
+    (root / ".zattrs").write_text(json.dumps({"multiscales": [{"version": "0.3", "axes": ["z", "y", "x"],
+                                                               "datasets": [{"path": "0"}]}]}))
+    with pytest.raises(ValueError, match=r"OME 0\.3; worldarray writes OME 0\.4"):
+        wa.create(str(root / "1"), (4, 4, 4), "uint8", 2, 1, chunks=4)
+    assert not (root / "1").exists()

@@ -17,7 +17,7 @@ from .handle import metadata, open_tensorstore
 from .keys import chunk_key, list_chunk_keys, parse_chunk_key
 from .levels import select_level
 from .metadata import ArrayMeta
-from .ome import ome_multiscales
+from .ome_write import ome_multiscales
 from .pyramid import Pyramid, create, open_pyramid
 from .retry import Retry
 from .write import codecs_of, ensure_group_entry, level_placement, level_shape

@@ -22,7 +22,7 @@ from .blocks import Blocks, blocks
 from .geometry import (Box, SizesOrNone, as_box, centre_of, centre_rule, centres, corners, default_axes, on_grid,
                        one_number, over_axes, per_axis, same, sizes_or_none, snap_integral, spatial_indices)
 from .metadata import ArrayMeta
-from .ome import axis_units
+from .ome_write import axis_units
 from .resample import plan_read, target_extent
 from .units import NANOMETER, Request, UnitsArgument, convert
 

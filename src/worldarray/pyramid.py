@@ -26,7 +26,7 @@ from .grid import Grid, spatial_placement
 from .handle import MODES, PathLike, Sizes, SizesOrNone, one_of
 from .levels import Level, group_source, level_names, listed_by_parent, pick, refuse_bioformats2raw, select_level
 from .metadata import ArrayMeta, level_placements, parse
-from .ome import group_axis_types
+from .ome_write import group_axis_types
 from .units import NANOMETER, UnitsArgument
 from .write import Codecs, codecs_of
 

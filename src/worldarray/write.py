@@ -34,8 +34,9 @@ from .factors import level_placement, level_shape
 from .grid import Frame, shard_shape, whole_numbers
 from .metadata import ArrayMeta, parse
 from .paths import PathLike
-from .ome import (AXIS_TYPES, OME_VERSIONS, axis_units, check_dimension_names, first_listing, group_axis_types,
-                  listed_axes, ome_multiscales, type_differences, walk, with_entry)
+from .ome import first_listing, walk
+from .ome_write import (AXIS_TYPES, OME_VERSIONS, axis_units, check_dimension_names, group_axis_types, listed_axes,
+                        ome_multiscales, type_differences, with_entry)
 from .units import NANOMETER, UnitsArgument, convert
 
 __all__ = ["OME_VERSIONS", "AXIS_TYPES", "ome_multiscales", "level_placement", "level_shape", "codecs_of",
