@@ -155,3 +155,10 @@ def test_importing_the_package_starts_no_thread():
     code = "import threading, worldarray; print(sorted(t.name for t in threading.enumerate()))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert result.stdout.strip() == "['MainThread']", result.stdout
+
+
+def test_the_version_is_one_number_in_pyproject_and_the_package():
+    text = (SOURCE.parent.parent / "pyproject.toml").read_text(encoding="utf-8")
+    declared = next(line.split("=", 1)[1].strip().strip('"') for line in text.splitlines()
+                    if line.startswith("version = "))
+    assert declared == wa.__version__

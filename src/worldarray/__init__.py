@@ -22,7 +22,7 @@ from .pyramid import Pyramid, create, open_pyramid
 from .retry import Retry
 from .write import codecs_of, ensure_group_entry, level_placement, level_shape
 
-__version__ = "0.2.0.dev0"
+__version__ = "0.3.0.dev0"
 
 __all__ = [
     "ArrayMeta",
