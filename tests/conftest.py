@@ -9,6 +9,7 @@ are written, because some of them (an N5 ``units`` string) are ones tensorstore 
 from __future__ import annotations
 
 import json
+import threading
 import math
 from pathlib import Path
 
@@ -218,3 +219,22 @@ def lost_race(monkeypatch):
         return slept
 
     return arrange
+
+
+def together(calls) -> list[tuple[str, object]]:
+    """Run every call in its own thread, all released at once; ("ok", result) or ("error", exception) each."""
+    barrier, outcomes = threading.Barrier(len(calls)), [None] * len(calls)
+
+    def run(i: int) -> None:
+        barrier.wait()
+        try:
+            outcomes[i] = ("ok", calls[i]())
+        except Exception as error:  # each outcome is inspected by the test
+            outcomes[i] = ("error", error)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return outcomes

@@ -9,13 +9,13 @@ open must equal a plain one in every node's metadata. zarr v3 keeps the copy in 
 from __future__ import annotations
 
 import json
-import threading
 import warnings
 from pathlib import Path
 
 import pytest
 
 import worldarray as wa
+from conftest import together
 from worldarray import store
 
 zarr = pytest.importorskip("zarr", minversion="3")
@@ -251,31 +251,14 @@ def test_a_copy_above_a_directory_that_is_no_group_is_left_as_it_is(tmp_path, fm
 # ---------------------------------------------------------------- concurrent writers lose nothing
 
 
-def _together(calls) -> list:
-    barrier, outcomes = threading.Barrier(len(calls)), [None] * len(calls)
-
-    def run(i: int) -> None:
-        barrier.wait()
-        try:
-            outcomes[i] = calls[i]()
-        except Exception as error:  # each outcome is inspected by the test
-            outcomes[i] = error
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return outcomes
-
-
 @FORMATS
 def test_threads_adding_levels_to_a_consolidated_group_lose_nothing_in_its_copies(tmp_path, fmt):
     vol = _root_with_volume(tmp_path / "root.zarr", fmt)
     zarr.consolidate_metadata(str(vol), zarr_format=fmt)
     names = [f"s{i}" for i in range(1, 7)]
-    outcomes = _together([lambda i=i, name=name: wa.create(vol / name, (4, 4, 4), "uint8", 8 * i, 4 * i, chunks=4)
-                          for i, name in enumerate(names, start=1)])
+    calls = [lambda i=i, name=name: wa.create(vol / name, (4, 4, 4), "uint8", 8 * i, 4 * i, chunks=4)
+             for i, name in enumerate(names, start=1)]
+    outcomes = [value for _, value in together(calls)]
     assert all(isinstance(outcome, wa.WorldArray) for outcome in outcomes), outcomes
     assert set(zarr.open_group(str(vol), mode="r").array_keys()) == {"s0", *names}
     assert sorted(_datasets(zarr.open_group(str(tmp_path / "root.zarr"), mode="r")["vol"])) == ["s0", *names]
@@ -287,8 +270,9 @@ def test_threads_adding_levels_to_a_consolidated_group_lose_nothing_in_its_copie
 def test_threads_making_one_new_group_under_a_consolidated_root_lose_no_entry_in_its_copy(tmp_path, fmt):
     root = _consolidated(tmp_path / "root.zarr", fmt, ome=False)
     names = [f"s{i}" for i in range(1, 7)]
-    outcomes = _together([lambda i=i, name=name: wa.create(root / "vol" / name, (4, 4, 4), "uint8", 8 * i, 4 * i,
-                                                           chunks=4) for i, name in enumerate(names, start=1)])
+    calls = [lambda i=i, name=name: wa.create(root / "vol" / name, (4, 4, 4), "uint8", 8 * i, 4 * i, chunks=4)
+             for i, name in enumerate(names, start=1)]
+    outcomes = [value for _, value in together(calls)]
     assert all(isinstance(outcome, wa.WorldArray) for outcome in outcomes), outcomes
     group = zarr.open_group(str(root), mode="r")
     assert sorted(_datasets(group["vol"])) == names

@@ -8,7 +8,6 @@ where a test patches them.
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +15,7 @@ import pytest
 import tensorstore as ts
 
 import worldarray as wa
+from conftest import together
 from worldarray import retry, store, write
 
 SHAPE, CHUNKS = (8, 8, 8), (4, 4, 4)
@@ -45,25 +45,6 @@ def _listed(group: Path) -> dict[str, tuple[list[float], list[float]]]:
     return out
 
 
-def _together(calls) -> list[tuple[str, object]]:
-    """Run every call in its own thread, all released at once; ("ok", result) or ("error", exception) each."""
-    barrier, outcomes = threading.Barrier(len(calls)), [None] * len(calls)
-
-    def run(i: int) -> None:
-        barrier.wait()
-        try:
-            outcomes[i] = ("ok", calls[i]())
-        except Exception as error:  # each outcome is inspected by the test
-            outcomes[i] = ("error", error)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return outcomes
-
-
 # ---------------------------------------------------------------- the lost race compares with the winner's entry
 
 
@@ -82,7 +63,7 @@ def test_a_lost_race_with_another_placement_raises_and_leaves_the_winners_entry(
 def test_threads_creating_one_path_with_different_placements_leave_one_winner_and_its_entry(tmp_path):
     group = tmp_path / "g.zarr"
     calls = [lambda i=i: _make(group / "s0", translation=(2 + i, 2, 2), exists="adopt") for i in range(THREADS)]
-    outcomes = _together(calls)
+    outcomes = together(calls)
     won = [result for kind, result in outcomes if kind == "ok"]
     refused = [result for kind, result in outcomes if kind == "error"]
     assert len(won) == 1, outcomes
@@ -95,7 +76,7 @@ def test_threads_adding_different_levels_to_one_group_lose_no_entry(tmp_path):
     group = tmp_path / "g.zarr"
     _make(group / "s0")
     calls = [lambda i=i: _make(group / f"s{i}", voxel_size=(4 * i, 4 * i, 4 * i)) for i in range(1, THREADS + 1)]
-    outcomes = _together(calls)
+    outcomes = together(calls)
     assert [kind for kind, _ in outcomes] == ["ok"] * THREADS, outcomes
     assert sorted(_listed(group)) == sorted(["s0"] + [f"s{i}" for i in range(1, THREADS + 1)])
     assert [d["path"] for d in _datasets(group)] == ["s0"] + [f"s{i}" for i in range(1, THREADS + 1)]
