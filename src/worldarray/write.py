@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import math
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
@@ -27,7 +26,7 @@ from numpy.typing import ArrayLike, DTypeLike
 from . import consolidated, retry, store
 from .context import locking_context, shared_context
 from .detect import FORMATS, Gathered, Node, Reach, array_above, gather, probe, source_of
-from .diagnostics import MetadataWarning
+from .diagnostics import quiet
 from .fields import exact_value, json_fill, stored_fill
 from .geometry import BoxLike, Sizes, default_axes, isclose, over_axes, spatial_indices
 from .factors import level_placement, level_shape
@@ -275,8 +274,7 @@ def ensure_group_entry(group: PathLike, name: str, voxel_size: Sizes, translatio
     array = _zarr_node(_probe(path), path, "level")
     if array is None or array.kind != "array":
         raise FileNotFoundError(f"{path}: no array to list in {group}")
-    with warnings.catch_warnings():  # the array is about to be listed: its parent not listing it is the point
-        warnings.simplefilter("ignore", MetadataWarning)
+    with quiet():  # the array is about to be listed: its parent not listing it is the point
         meta = parse(source_of(gather(path)))
     attrs = node.attrs if node is not None else {}
     if axes is None:
