@@ -7,9 +7,11 @@ fills both, the second by a 2x block mean. The same volume is also written by ha
 pyramid that stores only pixelResolution and downsamplingFactors: both readings must agree, in
 placement and in the bytes of the same world box.
 
-Run it with ``python examples/quickstart.py``.
+Run it with ``python examples/quickstart.py [OUTPUT]``: the zarr pyramid goes to OUTPUT (``demo.zarr``, say) when
+nothing is there, and is only read when something is; without OUTPUT everything lives in a temporary directory.
 """
 
+import argparse
 import json
 import pathlib
 import tempfile
@@ -59,16 +61,24 @@ def show(path: pathlib.Path) -> None:
     print(f"  s1 read of the world box {box}:\n{s1.read(box)}")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("output", nargs="?", help="where to write the zarr pyramid (default: a temporary directory); "
+                                                  "when something is there already, it is read and not written")
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        zarr_path, n5_path = pathlib.Path(tmp, "demo.zarr"), pathlib.Path(tmp, "demo.n5")
-        make_pyramid(zarr_path)
+        zarr_path = pathlib.Path(args.output) if args.output else pathlib.Path(tmp, "demo.zarr")
+        n5_path = pathlib.Path(tmp, "demo.n5")
+        if zarr_path.exists():
+            print(f"{zarr_path} is there already: reading it, writing nothing")
+        else:
+            make_pyramid(zarr_path)
         make_n5(n5_path)
         for path in (zarr_path, n5_path):
             show(path)
         box = ((0.0, 0.0, 0.0), (64.0, 64.0, 64.0))
-        same = all((wa.open(p, voxel_size=v).read(box) == wa.open(n5_path, voxel_size=v).read(box)).all()
-                   for p in (zarr_path,) for v in (4.0, 8.0))
+        same = all((wa.open(zarr_path, voxel_size=v).read(box) == wa.open(n5_path, voxel_size=v).read(box)).all()
+                   for v in (4.0, 8.0))
         print(f"the zarr and N5 pyramids give the same bytes for the world box {box} at 4 and 8 nm: {same}")
 
 

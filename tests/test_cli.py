@@ -1,0 +1,177 @@
+"""B2: ``worldarray info`` and ``worldarray check``, run as subprocesses on stores of every format built in tmp_path."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import worldarray as wa
+from conftest import BUILDERS, GROUP_BUILDERS, ome_pyramid
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "worldarray", *args], capture_output=True, text=True, timeout=120)
+
+
+def _ome04(root):
+    levels = [("s0", (8, 8, 8), (4, 4, 4), (2, 2, 2)), ("s1", (4, 4, 4), (8, 8, 8), (4, 4, 4))]
+    return ome_pyramid(root, "v4.zarr", levels, fmt="zarr2")
+
+
+def _ome05_channels(root):
+    return ome_pyramid(root, "v5.zarr", [("s0", (2, 8, 8, 8), (1, 4, 4, 4), (0, 2, 2, 2)),
+                                         ("s1", (2, 4, 4, 4), (1, 8, 8, 8), (0, 4, 4, 4))],
+                       axes=("c", "z", "y", "x"))
+
+
+def _n5(root):
+    GROUP_BUILDERS["n5"](root, {"path": "v.n5", "attrs": {"n5": "2.0.0", "resolution": [4, 4, 4], "units": ["nm"] * 3}})
+    for i in range(2):
+        BUILDERS["n5"](root, {"path": f"v.n5/s{i}", "shape": [8 >> i] * 3, "chunks": [4, 4, 4], "dtype": "uint8",
+                              "attrs": {"downsamplingFactors": [2**i] * 3}})
+    return str(root / "v.n5")
+
+
+def _precomputed(root):
+    scales = [{"key": f"{4 * 2**i}_{4 * 2**i}_{4 * 2**i}", "size": [8 >> i] * 3, "resolution": [4 * 2**i] * 3,
+               "voxel_offset": [4 >> i] * 3, "chunk_sizes": [[4, 4, 4]], "encoding": "raw"} for i in range(2)]
+    BUILDERS["precomputed"](root, {"path": "v.pc", "info": {"type": "image", "data_type": "uint8",
+                                                             "num_channels": 1, "scales": scales}})
+    return str(root / "v.pc")
+
+
+STORES = {"ome 0.4": _ome04, "ome 0.5 with channels": _ome05_channels, "n5 downsamplingFactors": _n5,
+          "precomputed voxel_offset": _precomputed}
+
+
+@pytest.mark.parametrize("store", STORES, ids=list(STORES))
+def test_info_prints_every_level_with_its_placement(tmp_path, store):
+    path = STORES[store](tmp_path)
+    done = run("info", path)
+    assert done.returncode == 0, done.stderr
+    levels = wa.open_pyramid(path).names
+    for name in levels:
+        meta = wa.metadata(path, level=name)
+        row = next(line for line in done.stdout.splitlines() if line.split()[:1] == [name])
+        assert "(" + ", ".join(f"{v:g}" for v in meta.translation) + ")" in row
+        assert "(" + ", ".join(f"{v:g}" for v in meta.voxel_size) + ")" in row
+        assert str(meta.placed_by) in row
+
+
+@pytest.mark.parametrize("store", STORES, ids=list(STORES))
+def test_info_json_matches_wa_metadata(tmp_path, store):
+    path = STORES[store](tmp_path)
+    done = run("info", path, "--json")
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    names = wa.open_pyramid(path).names
+    assert list(document["levels"]) == list(names)
+    for name in names:
+        meta, level = wa.metadata(path, level=name), document["levels"][name]
+        assert (tuple(level["shape"]), level["dtype"], tuple(level["axes"]), tuple(level["units"])) == (
+            meta.shape, str(meta.dtype), meta.axes, meta.units)
+        assert tuple(level["voxel_size"]) == meta.voxel_size and tuple(level["translation"]) == meta.translation
+        assert tuple(level["corner"]) == meta.corner and level["placed_by"] == meta.placed_by
+        assert level["extent"][1] == [c + n * s for c, n, s in zip(meta.corner, meta.shape, meta.voxel_size,
+                                                                  strict=True)]
+
+
+def test_info_units_converts_and_level_picks_one(tmp_path):
+    path = _ome04(tmp_path)
+    document = json.loads(run("info", path, "--level", "s1", "--units", "micrometer", "--json").stdout)
+    assert list(document["levels"]) == ["s1"]
+    assert document["levels"]["s1"]["voxel_size"] == pytest.approx([0.008] * 3)
+    assert document["levels"]["s1"]["units"] == ["micrometer"] * 3
+
+
+def test_info_lists_the_warnings_the_metadata_rules_raised(tmp_path):
+    BUILDERS["zarr2"](tmp_path, {"path": "bare", "shape": [2, 2], "chunks": [2, 2], "dtype": "uint8",
+                                 "attrs": {"resolution": [4, 4]}})
+    document = json.loads(run("info", str(tmp_path / "bare"), "--units", "nanometer", "--json").stdout)
+    assert any("no unit" in message for message in document["warnings"]), document["warnings"]
+
+
+@pytest.mark.parametrize("store", STORES, ids=list(STORES))
+def test_check_passes_a_consistent_pyramid(tmp_path, store):
+    done = run("check", STORES[store](tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "consistent" in done.stdout.splitlines()[-1]
+
+
+def test_check_fails_a_level_shifted_by_half_a_voxel_naming_it_and_05(tmp_path):
+    path = ome_pyramid(tmp_path, "half.zarr", [("s0", (8, 8, 8), (4, 4, 4), (2, 2, 2)),
+                                               ("s1", (4, 4, 4), (8, 8, 8), (8, 4, 4))])  # z: 8, where 4 belongs
+    done = run("check", path)
+    assert done.returncode == 1, done.stdout
+    line = next(line for line in done.stdout.splitlines() if line.startswith("FAIL"))
+    assert line.startswith("FAIL s1:") and "(0.5, 0, 0) voxels of s1" in line
+    assert "fits only with origin (1, 0, 0)" in line
+
+
+def test_check_fails_a_pyramid_with_the_same_translation_on_every_level(tmp_path):
+    path = ome_pyramid(tmp_path, "same.zarr", [("s0", (8, 8, 8), (4, 4, 4), (2, 2, 2)),
+                                               ("s1", (4, 4, 4), (8, 8, 8), (2, 2, 2)),
+                                               ("s2", (2, 2, 2), (16, 16, 16), (2, 2, 2))])
+    done = run("check", path)
+    assert done.returncode == 1
+    failed = [line for line in done.stdout.splitlines() if line.startswith("FAIL")]
+    assert [line.split(":")[0] for line in failed] == ["FAIL s1", "FAIL s2"]
+    assert "(-0.25, -0.25, -0.25) voxels of s1" in failed[0]
+
+
+def test_check_accepts_an_origin_that_the_levels_shape_shows_as_a_crop(tmp_path):
+    # s1 made from s0 starting at source voxel 2: placed at origin 2, and one voxel fewer than from origin 0
+    path = ome_pyramid(tmp_path, "crop.zarr", [("s0", (8, 8, 8), (4, 4, 4), (2, 2, 2)),
+                                               ("s1", (3, 4, 4), (8, 8, 8), (12, 4, 4))])
+    done = run("check", path)
+    assert done.returncode == 0, done.stdout
+    assert any(line.startswith("warning s1:") and "level_shape" in line for line in done.stdout.splitlines())
+
+
+def test_check_fails_a_listed_level_whose_array_is_missing(tmp_path):
+    path = _ome04(tmp_path)
+    attrs = json.loads((tmp_path / "v4.zarr" / ".zattrs").read_text())
+    attrs["multiscales"][0]["datasets"].append({"path": "s2", "coordinateTransformations": [
+        {"type": "scale", "scale": [16, 16, 16]}, {"type": "translation", "translation": [8, 8, 8]}]})
+    (tmp_path / "v4.zarr" / ".zattrs").write_text(json.dumps(attrs))
+    done = run("check", path)
+    assert done.returncode == 1
+    assert any(line.startswith("FAIL s2: listed, but its array is missing") for line in done.stdout.splitlines())
+
+
+def test_check_fails_levels_whose_units_differ(tmp_path):
+    path = _n5(tmp_path)
+    attrs = json.loads((tmp_path / "v.n5" / "s1" / "attributes.json").read_text())
+    attrs.update({"resolution": [0.004] * 3, "units": ["um"] * 3, "downsamplingFactors": [2, 2, 2]})
+    (tmp_path / "v.n5" / "s1" / "attributes.json").write_text(json.dumps(attrs))
+    done = run("check", path)
+    assert done.returncode == 1
+    assert any(line.startswith("FAIL s1: axes") and "differ" in line for line in done.stdout.splitlines())
+
+
+@pytest.mark.parametrize("command", ["info", "check"])
+def test_a_path_with_nothing_there_prints_one_line_naming_it_and_exits_2(tmp_path, command):
+    done = run(command, str(tmp_path / "nothing.zarr"))
+    assert done.returncode == 2
+    assert done.stdout == "" and len(done.stderr.strip().splitlines()) == 1
+    assert "nothing.zarr" in done.stderr
+
+
+def test_the_quickstart_writes_its_output_once_and_then_only_reads_it(tmp_path):
+    script = str(Path(__file__).parent.parent / "examples" / "quickstart.py")
+    first = subprocess.run([sys.executable, script, str(tmp_path / "demo.zarr")], capture_output=True, text=True,
+                           timeout=120)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.rstrip().endswith("at 4 and 8 nm: True")
+    written = {p: p.stat().st_mtime_ns for p in (tmp_path / "demo.zarr").rglob("*") if p.is_file()}
+    again = subprocess.run([sys.executable, script, str(tmp_path / "demo.zarr")], capture_output=True, text=True,
+                           timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith(f"{tmp_path / 'demo.zarr'} is there already: reading it, writing nothing")
+    assert again.stdout.rstrip().endswith("at 4 and 8 nm: True")
+    assert {p: p.stat().st_mtime_ns for p in (tmp_path / "demo.zarr").rglob("*") if p.is_file()} == written
+    assert run("check", str(tmp_path / "demo.zarr")).returncode == 0
