@@ -23,6 +23,7 @@ from .geometry import Box, BoxLike
 from .grid import Grid, onto, target_grid, unit_slip
 from .handle import (METHODS, Index, Masked, Opened, Options, Padding, PathLike, Sizes, SizesOrNone, Transform,
                      checked_padding, one_of, open_level, pinned, then)
+from .indexing import ArrayProtocol
 from .keys import chunk_indices, chunk_key, hashed_shards, key_format, parse_chunk_key
 from .levels import Level
 from .metadata import ArrayMeta
@@ -31,7 +32,7 @@ from .units import NANOMETER, UnitsArgument
 
 __all__ = ["WorldArray", "open"]
 
-class WorldArray:
+class WorldArray(ArrayProtocol):
     """One level of a zarr v2, zarr v3, N5 or precomputed volume, read by voxel index or by world box.
 
     ``wa.open`` is this class. Reads may run from several threads at once; a handle pickles by its arguments
