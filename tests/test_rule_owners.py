@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import subprocess
 import sys
 import tokenize
@@ -162,3 +163,27 @@ def test_the_version_is_one_number_in_pyproject_and_the_package():
     declared = next(line.split("=", 1)[1].strip().strip('"') for line in text.splitlines()
                     if line.startswith("version = "))
     assert declared == wa.__version__
+
+
+# ---------------------------------------------------------------- docstrings state rules, not labels
+
+# "Behaviour 4", "Behaviours 11 and 12", "Convention 1", "(A2)", "A14", "B3": the spec's and additions' labels
+_LABEL = re.compile(r"\b(?:Behaviours? \d+|Conventions? \d+|(?<![\w.-])[AB]\d{1,2}\b)")
+
+
+def _docstrings(path: Path) -> list[tuple[int, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            text = ast.get_docstring(node, clean=False)
+            if text:
+                found.append((getattr(node, "lineno", 1), text))
+    return found
+
+
+def test_docstrings_state_the_rule_and_cite_no_spec_label():
+    cited = [(path.name, line, match) for path in MODULES for line, text in _docstrings(path)
+             for match in _LABEL.findall(text)]
+    assert not cited, f"docstrings citing a label instead of stating the rule: {cited}"
+    assert _LABEL.search("as Behaviour 4 says (A2)"), "the pattern finds nothing, so the check above proves nothing"

@@ -1,9 +1,9 @@
 """One WorldArray reads one level by voxel index or by world box; everything it knows is computed once, at open.
 
 Opening chooses the level (``levels``), places it (``metadata``), puts it in the units asked for and applies the
-level policy (``grid``), and keeps the tensorstore (``detect.open_array``). ``read_index`` clips, reads and pads
-(Behaviour 1); ``read`` maps a world box to voxels by their centres (Behaviour 2) and then reads them, resampling
-when asked (``resample``). The write methods hand over to ``write``.
+level policy (``grid``), and keeps the tensorstore (``detect.open_array``). ``read_index`` clips, reads and pads;
+``read`` maps a world box to voxels by their centres and then reads them, resampling when asked (``resample``). The
+write methods hand over to ``write``.
 """
 
 from __future__ import annotations
@@ -47,12 +47,12 @@ class WorldArray(ArrayProtocol):
         array path.
     voxel_size
         The size to read at, in ``units``, one number or one per spatial axis: it picks the level by ``level_mode``.
-        An entry None leaves that axis out of the choice; it keeps the chosen level's voxel size (A14).
+        An entry None leaves that axis out of the choice; it keeps the chosen level's voxel size.
     level_mode
-        "floor", "finer", "exact", "nearest" or "resample" (Behaviour 3).
+        "floor", "finer", "exact", "nearest" or "resample".
     on_mismatch
         When no level has ``voxel_size``: "error" (list the levels), "resample" (resample the level ``level_mode``
-        picks, Behaviour 4), "relabel" (read it voxel for voxel and call its voxels ``voxel_size``) or "keep".
+        picks), "relabel" (read it voxel for voxel and call its voxels ``voxel_size``) or "keep".
     padding
         What fills the part of a read outside the data: a value the dtype holds, or "edge"; settable.
     method
@@ -261,7 +261,7 @@ class WorldArray(ArrayProtocol):
     def read_index(self, begin: Index, end: Index, padding: Padding | None = None, *, mask: bool = False,
                    retries: Retry | None = None, select: Mapping[str, int] | None = None,
                    transform: Transform | None = None) -> np.ndarray | Masked:
-        """Read voxels [begin, end) on every axis of ``.ts``, padding what lies outside the data (Behaviour 1).
+        """Read voxels [begin, end) on every axis of ``.ts``, padding what lies outside the data.
 
         Parameters
         ----------
@@ -313,7 +313,7 @@ class WorldArray(ArrayProtocol):
         return pinned(self._opened.store, pins), kept
 
     def index_box(self, box: BoxLike) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """The voxels whose centres lie in a world box (Behaviour 2), on the axes the box covers (spatial, or every
+        """The voxels whose centres lie in a world box, on the axes the box covers (spatial, or every
         axis).
 
         >>> vol = wa.create("memory://doc/index_box.zarr/s0", (8,), "uint8", 4, 2, axes=("x",), chunks=8)
@@ -338,17 +338,17 @@ class WorldArray(ArrayProtocol):
              method: str | None = None, mask: bool = False, retries: Retry | None = None, strict: bool = False,
              anchor: Sizes | None = None, transform: Transform | None = None, post_transform: Transform | None = None,
              select: Mapping[str, int] | None = None) -> np.ndarray | Masked:
-        """Read a world box: the voxels whose centres lie in it (Behaviour 2), padded past the data.
+        """Read a world box: the voxels whose centres lie in it, padded past the data.
 
         Parameters
         ----------
         box
             A (begin, end) pair, a ``wa.Box`` or a funlib Roi, over the spatial axes (other axes are read whole
-            unless ``select`` pins them) or over every axis, each in its converted unit (Behaviour 9).
+            unless ``select`` pins them) or over every axis, each in its converted unit.
         voxel_size
             Another size than the handle's resamples onto a grid of that size anchored at the source corner, or at
-            ``anchor`` (Behaviour 4). An entry None keeps the handle's own voxels on that axis, where an ``anchor``
-            entry must lie on a voxel corner (A14).
+            ``anchor``. An entry None keeps the handle's own voxels on that axis, where an ``anchor``
+            entry must lie on a voxel corner.
         padding, mask, retries, select, transform
             As ``read_index``.
         method
@@ -403,12 +403,12 @@ class WorldArray(ArrayProtocol):
                   post_transform: Transform | None = None, select: Mapping[str, int] | None = None
                   ) -> np.ndarray | Masked:
         """Read the voxels [begin, end) of a ``wa.Grid``'s spatial axes (the whole grid by default), exactly
-        ``end - begin`` on each, from this array (A1); other axes as ``read`` reads them. Another handle stands for
+        ``end - begin`` on each, from this array; other axes as ``read`` reads them. Another handle stands for
         its grid (``vol.grid``, in its units), so ``s0.read_onto(s1)`` fills level s1 from s0.
 
         At this array's voxel size nothing is resampled, whatever the sub-voxel shift between the grids: each grid
         voxel takes the stored voxel whose centre lies in it, under either method. At another size the array is
-        resampled onto the grid (Behaviour 4). The grid's units are converted to the handle's; its spatial axis
+        resampled onto the grid. The grid's units are converted to the handle's; its spatial axis
         names must be the handle's (ValueError naming both). The keywords are ``read``'s.
 
         >>> vol = wa.create("memory://doc/onto.zarr/s0", (8,), "uint8", 4, 2, axes=("x",), chunks=8)
@@ -495,8 +495,7 @@ class WorldArray(ArrayProtocol):
 
     def write_index(self, begin: Index, end: Index, data: ArrayLike, partial: bool = False, *,
                     retries: Retry | None = None) -> None:
-        """Write ``data`` into voxels [begin, end): exact shape and dtype, whole write units unless ``partial``
-        (Behaviour 13).
+        """Write ``data`` into voxels [begin, end): exact shape and dtype, whole write units unless ``partial``.
 
         A scalar fills the box when the dtype holds it exactly. An axis ``select`` pinned counts as [index,
         index + 1), so one whose write unit holds more than one index needs ``partial``. ``partial=True`` lifts the
@@ -521,7 +520,7 @@ class WorldArray(ArrayProtocol):
 
     def write(self, box: BoxLike, data: ArrayLike, partial: bool = False, *,
               retries: Retry | None = None) -> None:
-        """Write a world box: the voxels whose centres lie in it (Behaviour 2), then ``write_index``; nothing is
+        """Write a world box: the voxels whose centres lie in it, then ``write_index``; nothing is
         padded or resampled on write."""
         self._check_writable()
         begin, end = write.box_voxels(self._opened.frame, box, self.level_path)

@@ -1,4 +1,4 @@
-"""Blocks tile a voxel box and grow by context; nothing runs (Behaviour 17, A11).
+"""Blocks tile a voxel box and grow by context; nothing runs.
 
 ``blocks(shape, block_shape, context, box, clip)`` is a plain, picklable sequence of ``Block`` records in C order:
 their write boxes partition ``[0, shape)`` (or ``box``, the grid anchored at its begin) with no gap or overlap, the

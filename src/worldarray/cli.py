@@ -1,5 +1,5 @@
 """``worldarray info`` shows where every level of a volume sits and which rule placed it; ``worldarray check`` says
-whether a pyramid's levels agree with each other (B2).
+whether a pyramid's levels agree with each other.
 
 ``info`` reports in the store's own units unless ``--units`` is given, so ``--json`` matches ``wa.metadata``. A
 level agrees with the level below when it sits where ``level_placement`` puts it for the best-fitting whole

@@ -1,5 +1,5 @@
 """A consolidated copy of a hierarchy's metadata stays true: what the package adds below a group that holds one,
-the copy gains, with the group's new attributes, and nothing else in it changes (A16).
+the copy gains, with the group's new attributes, and nothing else in it changes.
 
 A zarr v3 group keeps its copy in its own ``zarr.json`` (``consolidated_metadata.metadata``: each node below by its
 path relative to the group, flat, as zarr-python writes it); a zarr v2 group in ``.zmetadata`` (``metadata``: each

@@ -283,7 +283,7 @@ def _watch_until(stop: threading.Event) -> None:
 
 
 def watch(context: ts.Context) -> ts.Context:
-    """Watch ``context`` (A10) when the tensorstore in use can strand a task: about every ``WATCH_PERIOD`` seconds a
+    """Watch ``context`` when the tensorstore in use can strand a task: about every ``WATCH_PERIOD`` seconds a
     daemon thread gives each watched, still-living context's pools one no-op task; return ``context``.
 
     Every context the package makes, and every context a store is opened on, is watched; on a release free of

@@ -338,7 +338,7 @@ def _gathered(path: str, above: Gathered | None) -> Gathered | None:
 
 def _first_level_key(path: str, parent: Node | None) -> list[tuple[str, str]]:
     """s0's N5 document, wanted beside a level sN (N >= 1) of an N5 group that lists its levels' factors, whose
-    shape is checked against s0's (A12); none otherwise."""
+    shape is checked against s0's; none otherwise."""
     if parent is None or parent.format != "n5" or parent.kind != "group" or (level_position(path) or 0) < 1:
         return []
     return [(store.join(parent.path, "s0"), "attributes.json")] if n5_group_factors(parent.attrs) else []

@@ -1,7 +1,8 @@
 """A level made from another by whole-block factors: where it lies, its shape, and the schedule of factors.
 
 Voxel j of a level made by factor f from source voxel ``origin`` covers source voxels origin + j f .. + f - 1, so
-its centre is where a block mean puts it (Convention 1's BigDataViewer rule inverted). No I/O.
+its centre is where a block mean puts it: the BigDataViewer rule, a level's voxel 0 centred half a block in, read
+backwards. No I/O.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def level_placement(voxel_size: Sequence[float], translation: Sequence[float], f
     """Return ``(voxel_size, translation)`` of the level whose voxel j covers source voxels origin + j f .. + f - 1.
 
     Per axis ``(voxel_size * f, translation + voxel_size * (origin + (f - 1) / 2))``: the centre a block mean
-    produces (Convention 1's BigDataViewer rule inverted). ``voxel_size`` and ``translation`` are the source
+    produces (the BigDataViewer rule read backwards). ``voxel_size`` and ``translation`` are the source
     grid's, one entry per axis placed; ``factors`` one number or one per axis, > 0, whole or not; ``origin`` one
     whole number >= 0 or one per axis. Raises ValueError naming the argument and value otherwise.
 
@@ -95,7 +96,7 @@ def level_factors(voxel_size: Sequence[float], ratio: float = 1.5, max_levels: i
                   stop_shape: Sequence[int] | None = None, shape: Sequence[int] | None = None
                   ) -> list[tuple[int, ...]]:
     """Per level to add, each level's factors over the level before: 2 on every axis whose voxel is within ``ratio``
-    of the level's smallest, 1 elsewhere (Behaviour 19); until ``max_levels`` levels, or until a level's shape
+    of the level's smallest, 1 elsewhere; until ``max_levels`` levels, or until a level's shape
     (from ``shape``) fits within ``stop_shape``, or until nothing would shrink.
 
     An anisotropic axis waits at 1 until the others catch up; isotropic data gives all 2s at every level.

@@ -156,7 +156,7 @@ def per_axis(value: Any, n: int, name: str, *, positive: bool = False, finite: b
 
 def sizes_or_none(value: Any, n: int | None, name: str) -> tuple[float | None, ...]:
     """Voxel sizes that choose a level: as ``per_axis`` takes them (> 0), or one entry per axis, each a size > 0 or
-    None for an axis that takes no part in the choice (A14), not every entry None; ``n`` None takes any length.
+    None for an axis that takes no part in the choice, not every entry None; ``n`` None takes any length.
 
     >>> sizes_or_none((None, 8, 8), 3, "voxel_size")
     (None, 8.0, 8.0)
@@ -474,7 +474,7 @@ class Box:
         return Box(begin, tuple(max(b, e) for b, e in zip(begin, end, strict=True)))
 
     def to_index(self, voxel_size, translation) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """The voxels whose centres lie in the box (Behaviour 2), as index (begin, end)."""
+        """The voxels whose centres lie in the box, as index (begin, end)."""
         return index_range(self.begin, self.end, per_axis(voxel_size, self.ndim, "voxel_size", finite=False),
                            per_axis(translation, self.ndim, "translation", finite=False))
 

@@ -100,7 +100,7 @@ class Frame:
         return begin, tuple(min(b + u, n) for b, u, n in zip(begin, unit, shape, strict=True))
 
     def index_box(self, box: Any, target: Target | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """The voxels whose centres lie in a world box (Behaviour 2), on the axes the box covers: the spatial axes,
+        """The voxels whose centres lie in a world box, on the axes the box covers: the spatial axes,
         or every axis. ``target`` reads the spatial axes on a resample target's grid instead."""
         begin, end = box if _is_pair(box) else box_bounds(box)
         spatial = self.spatial_grid if target is None else self.grid_of(target)
@@ -279,7 +279,7 @@ def anchor_of(anchor: float | Sequence[float] | None, grid: ArrayMeta) -> tuple[
 
 
 def resample_target(grid: ArrayMeta, target: Sequence[float], anchor: float | Sequence[float] | None) -> ArrayMeta:
-    """Behaviour 4's target grid over ``grid``: the target voxels that meet the data, anchored at the grid's corner or
+    """The resampling target grid over ``grid``: the target voxels that meet the data, anchored at the grid's corner or
     at ``anchor``."""
     corner = anchor_of(anchor, grid)
     source = corners(grid.translation, grid.voxel_size)
@@ -302,7 +302,7 @@ def _relabelled(grid: ArrayMeta, target: Sequence[float]) -> ArrayMeta:
 def _own_where_none(wanted: Sequence[float | None], grid: ArrayMeta, anchor: Sequence[float] | None,
                    base: Sequence[float]) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """An axis whose voxel size is None keeps the grid's own voxel size and corner there, and an anchor entry on it
-    must lie on the grid's voxel corners (A14); elsewhere the size asked for and the anchor, or ``base`` without one.
+    must lie on the grid's voxel corners; elsewhere the size asked for and the anchor, or ``base`` without one.
 
     Returns the target voxel sizes and corner per spatial axis; ValueError naming the axis when the anchor is off
     the grid there.
@@ -324,8 +324,8 @@ def _own_where_none(wanted: Sequence[float | None], grid: ArrayMeta, anchor: Seq
 def target_grid(frame: Frame, voxel_size: Any, anchor: Any) -> Target | None:
     """The grid a ``read(voxel_size=, anchor=)`` resamples onto, or None when it reads the handle's own voxels.
 
-    At the handle's own voxel size an anchor resamples nothing (A1). An axis whose voxel size is None is the
-    handle's own there (A14).
+    At the handle's own voxel size an anchor resamples nothing. An axis whose voxel size is None is the
+    handle's own there.
     """
     corner = anchor_of(anchor, frame.source) if anchor is not None else None
     if voxel_size is not None:
@@ -387,7 +387,7 @@ def frame_of(source: ArrayMeta, voxel_size: SizesOrNone | None, policy: str, anc
 
     ``policy`` is what happens when the level is not at that size (``levels.mismatch_policy``): "keep", "relabel",
     "resample" or "error", which calls ``refuse(have, wanted)`` to raise. An axis whose voxel size is None keeps the
-    level's own (A14).
+    level's own.
     """
     grid, base, resampled = source, source, False
     if voxel_size is not None:
@@ -440,7 +440,7 @@ def shard_shape(shards: int | Sequence[int] | None, chunks: tuple[int, ...] | No
 
 class Grid:
     """A WorldArray without a store: shape, placement, axes, units, chunks and shards, and every answer about where
-    its voxels lie, given by the same ``Frame`` a handle of those facts has (Behaviour 17).
+    its voxels lie, given by the same ``Frame`` a handle of those facts has.
 
     ``voxel_size`` and ``translation`` are one number, one per spatial axis or one per axis, ``translation`` the
     centre of voxel 0; ``units`` as ``wa.create`` takes them. Without ``chunks`` the whole grid is one write unit.
@@ -482,7 +482,7 @@ class Grid:
     @classmethod
     def from_meta(cls, meta: ArrayMeta, voxel_size: Any = None) -> Grid:
         """The grid of an array (``wa.metadata(path)``, ``vol.meta`` or ``vol.grid``), its chunks and shards too; with
-        ``voxel_size``, Behaviour 4's target grid over it: anchored at its corner, ``ceil(n * s / t)`` voxels."""
+        ``voxel_size``, the grid a resampled read of it fills: anchored at its corner, ``ceil(n * s / t)`` voxels."""
         if not isinstance(meta, ArrayMeta):
             raise ValueError(f"meta is a {type(meta).__name__}; expected an ArrayMeta (wa.metadata(path) or vol.meta)")
         if voxel_size is not None:
@@ -510,7 +510,7 @@ class Grid:
     write_shape = property(lambda self: self.frame.write_shape, doc="The shard shape, else the chunk shape.")
 
     def index_box(self, box: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """The voxels whose centres lie in a world box (Behaviour 2), on the axes the box covers."""
+        """The voxels whose centres lie in a world box, on the axes the box covers."""
         return self.frame.index_box(box)
 
     def chunks_covering(self, begin: Sequence[int], end: Sequence[int], write: bool = False) -> list[tuple[int, ...]]:
@@ -542,7 +542,7 @@ class Grid:
 
 def onto(frame: Frame, grid: Grid, begin: Sequence[int] | None, end: Sequence[int] | None
          ) -> tuple[tuple[int, ...], tuple[int, ...], Target | None]:
-    """What ``read_onto`` reads (A1), on the handle's spatial axes: the stored voxels [first, last) that are the
+    """What ``read_onto`` reads, on the handle's spatial axes: the stored voxels [first, last) that are the
     grid's voxels [begin, end) when the grid has the stored voxel size, each grid voxel taking the stored voxel whose
     centre lies in it (target None); else the grid's voxels [begin, end) and the target grid to resample onto."""
     if not isinstance(grid, Grid):

@@ -48,7 +48,7 @@ def one_of(name: str, value: Any, allowed: Sequence[Any]) -> None:
 
 def _check_sizes(name: str, value: Any) -> None:
     """A voxel size at open is finite sizes > 0, one number or one per spatial axis (how many is the level's to say);
-    ``voxel_size`` may hold None on the axes that do not choose the level, not on all of them (A14)."""
+    ``voxel_size`` may hold None on the axes that do not choose the level, not on all of them."""
     if value is None:
         return
     try:
@@ -139,7 +139,7 @@ class Opened:
         return f"{self.level_path!r}, {self.meta.format} {grid.dtype}, {{{axes}}}, placed_by={self.meta.placed_by!r}"
 
     def fetch(self, view: ts.TensorStore, nbytes: int, policy: Retry) -> np.ndarray:
-        """Read a view of ``nbytes`` under the retry policy (Behaviour 6): attempt 1 inline, the loop only after a
+        """Read a view of ``nbytes`` under the retry policy: attempt 1 inline, the loop only after a
         failure."""
         # Behaviour 6's formula gives the floor up to floor_bytes: the read path computes nothing it need not
         timeout = policy.timeout or (retry.FLOOR if nbytes <= self.floor_bytes

@@ -1,4 +1,4 @@
-"""A handle behaves like a numpy array in index space (A15): ``vol.ndim``, ``vol[key]``, ``np.asarray(vol)``, and
+"""A handle behaves like a numpy array in index space: ``vol.ndim``, ``vol[key]``, ``np.asarray(vol)``, and
 ``vol.coords()`` for the voxel centres.
 
 ``vol[key]`` takes integers, slices of any step, ``...`` and ``np.newaxis``, bounded as numpy bounds them (slices

@@ -252,7 +252,7 @@ def _chosen(entries, target, mode: str, asked: tuple, listing: Callable[[], str]
 
 
 def select_level(levels: Sequence[Any], voxel_size: SizesOrNone, mode: str = "floor") -> Any:
-    """Pick the level for a voxel size: floor, finer, exact, nearest or resample (Behaviour 3).
+    """Pick the level for a voxel size: floor, finer, exact, nearest or resample.
 
     ``levels`` holds (name, voxel_size) pairs or objects with ``.voxel_size``; the chosen entry is
     returned as given. Voxel sizes compare as floats with rtol 1e-6; one number means that size on every
@@ -260,7 +260,7 @@ def select_level(levels: Sequence[Any], voxel_size: SizesOrNone, mode: str = "fl
     first; finer: as floor but ValueError instead of the first; exact: that level or ValueError; nearest: the
     closest on a log scale summed over axes, the finer on a tie (distances within rtol 1e-6); resample: the
     level floor picks, to resample from. An axis whose entry is None takes no part: every mode compares the
-    other axes only, and among levels equal on those the first listed wins (A14).
+    other axes only, and among levels equal on those the first listed wins.
 
     >>> select_level([("s0", (4, 4)), ("s1", (8, 8))], (6, 6))
     ('s0', (4, 4))
@@ -366,7 +366,7 @@ def _placements_of(node: Node, found: Gathered, names) -> tuple[tuple[str, Place
 
 def choose(path: str, level: Level = None, voxel_size: SizesOrNone | None = None,
            level_mode: str = "floor", sizes=None) -> Choice:
-    """Return the array that ``path``, ``level`` and ``voxel_size`` name (Behaviour 3).
+    """Return the array that ``path``, ``level`` and ``voxel_size`` name.
 
     An array path is that array whatever the voxel size. A group path with a voxel size and no
     level picks by ``select_level(..., level_mode)`` over ``sizes(placement)``, each level's spatial

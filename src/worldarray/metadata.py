@@ -1,7 +1,7 @@
 """Each format places an array by the first of its ordered rules that finds something; that rule's name is placed_by.
 
 Parsing is pure: documents (dicts) in, an ArrayMeta out, no I/O. ``RULES`` holds, per format, the rules in
-precedence order; reading the tuple tells the order (spec Conventions 4 to 7), and every other list of formats or
+precedence order; reading the tuple tells the order, and every other list of formats or
 rule names is derived from it. ``level_placements`` places the levels a group lists by the same rules. Only
 ``from worldarray.metadata import ...`` reaches this module: ``wa.metadata`` is the function that reads a path.
 """
@@ -90,7 +90,7 @@ class ArrayMeta:
 
     @property
     def write_shape(self) -> tuple[int, ...]:
-        """The unit one writer may own: the shard shape when sharded, else the chunk shape (Behaviour 15)."""
+        """The unit one writer may own: the shard shape when sharded, else the chunk shape."""
         return tuple(self.shard_shape or self.chunk_shape)
 
     @property
@@ -329,7 +329,7 @@ _N5_GROUP_FACTOR_KEYS = ("scales", "downsamplingFactors")
 
 
 def level_position(path: str) -> int | None:
-    """A level's position N from its name ``sN``, the names Behaviour 3's probing finds; None for any other name.
+    """A level's position N from its name ``sN``, as a group's probing for s0, s1, ... finds them; None for another.
 
     >>> level_position("vol.n5/s2"), level_position("vol.n5/raw")
     (2, None)
@@ -349,7 +349,7 @@ def n5_group_factors(attrs: Mapping[str, Any]) -> str | None:
 
 def _group_factors(source: Source) -> tuple[tuple[float, ...], str] | None:
     """The factors an N5 group lists for the level at position N (``sN``), with where they were found; None when
-    the group lists none, or fewer than N + 1 levels (A12)."""
+    the group lists none, or fewer than N + 1 levels."""
     parent, position = source.parent, level_position(source.path)
     key = n5_group_factors(parent.attrs) if parent is not None else None
     if parent is None or key is None or position is None or position >= len(parent.attrs[key]):
@@ -360,7 +360,7 @@ def _group_factors(source: Source) -> tuple[tuple[float, ...], str] | None:
 
 def _check_level_shape(source: Source, factors: tuple[float, ...], label: str) -> None:
     """A level the group's list places is ceil(s0's shape / f) within one voxel on every axis; else a warning naming
-    both (A12). The lists are x-first, as N5 stores them; the factors cover the leading (x-first) entries."""
+    both. The lists are x-first, as N5 stores them; the factors cover the leading (x-first) entries."""
     first = source.first_level
     if first is None or first.path == source.path:
         return
@@ -544,7 +544,7 @@ def level_placements(source: Source) -> list[tuple[str, Placement]] | None:
     compose the dataset's transforms with the multiscale's; COSEM levels (every N5 level, and a zarr entry with a
     COSEM transform and no OME one) read their dataset transform (the ``cosem`` rule); precomputed levels their
     scale (the ``precomputed`` rule). An N5 group with a factor list and no multiscales lists none: a level's
-    base voxel size may be its own (A12), so its levels are placed from their own documents.
+    base voxel size may be its own, so its levels are placed from their own documents.
     """
     if source.format == "precomputed":
         found = []

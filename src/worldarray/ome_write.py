@@ -44,7 +44,8 @@ def _parse_axes(axes) -> tuple[str, ...]:
 
 def _parse_axis_types(axis_types, axes, spatial) -> tuple[str, ...]:
     """Each axis's OME type: the one given, else the one its name implies (``_TYPE_OF_NAME``), else "space" when the
-    reader counts the axis spatial; "space" exactly on the axes the reader counts spatial (Convention 1)."""
+    reader counts the axis spatial; "space" exactly on the axes the reader counts spatial (those named z, y or x,
+    else the last three not named t or c)."""
     given = [None] * len(axes) if axis_types is None or isinstance(axis_types, str) else list(axis_types)
     if (isinstance(axis_types, str) or len(given) != len(axes)
             or not all(t is None or (isinstance(t, str) and t) for t in given)):

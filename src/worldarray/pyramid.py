@@ -55,7 +55,7 @@ def create(path: PathLike, shape: int | Sequence[int] | None = None, dtype: DTyp
            group_attrs: Mapping[str, Any] | None = None, exists: str = "error", store_fill: bool = False,
            axis_types: Sequence[str | None] | None = None, context: ts.Context | None = None,
            retries: retry.Retry | None = None) -> WorldArray:
-    """Create a placed level of an OME-NGFF zarr pyramid and return it opened for writing (Behaviours 11 and 12).
+    """Create a placed level of an OME-NGFF zarr pyramid and return it opened for writing.
 
     The array comes first, then its dataset entry in the group document (made when absent; else only this level's
     entry is added or replaced). Nothing is ever deleted, truncated or overwritten. Group documents are written
@@ -228,7 +228,7 @@ class Pyramid:
 
     def select(self, voxel_size: SizesOrNone, mode: str = "floor") -> WorldArray:
         """The level ``select_level`` picks for ``voxel_size`` (in this pyramid's units), opened: the level ``wa.open``
-        picks for the same arguments (an entry None leaves that axis out of the choice, A14)."""
+        picks for the same arguments (an entry None leaves that axis out of the choice)."""
         chosen = select_level(list(zip(self.names, self.voxel_sizes(), strict=True)), voxel_size, mode)
         return self.by_name(chosen[0])
 
@@ -281,7 +281,7 @@ class Pyramid:
                   codecs: Codecs | None = None, fill_value: float | None = None,
                   attrs: Mapping[str, Any] | None = None, exists: str = "error",
                   from_level: str | None = None, units: UnitsArgument = None) -> WorldArray:
-        """Add a level's dataset entry and its empty array to this pyramid (Behaviour 14); no voxel data is written.
+        """Add a level's dataset entry and its empty array to this pyramid; no voxel data is written.
 
         Through ``wa.create``: consolidated metadata stays true, and the axis types are the ones the group lists.
 

@@ -1,7 +1,7 @@
 """The read path after its checks: voxels fetched under the retry policy, padded past the data, or resampled.
 
-Every read of a handle ends in ``voxels`` (stored voxels, Behaviour 1) or ``resampled`` (a target grid's voxels,
-Behaviour 4). Attempt 1 of each fetch runs inline, so a read costs what tensorstore's own read costs until it fails.
+Every read of a handle ends in ``voxels`` (stored voxels, clipped, read and padded) or ``resampled`` (a target
+grid's voxels). Attempt 1 of each fetch runs inline, so a read costs what tensorstore's own read costs until it fails.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ _NO_POLICY = Retry()
 
 
 def fetch(opened: Opened, options: Options, view: TensorStore, nbytes: int, retries: Retry | None) -> np.ndarray:
-    """Read a view of ``nbytes`` under the call's retry policy, else the handle's (Behaviour 6)."""
+    """Read a view of ``nbytes`` under the call's retry policy, else the handle's."""
     return opened.fetch(view, nbytes, retries or options.retries or _NO_POLICY)
 
 
@@ -60,7 +60,7 @@ def voxels(opened: Opened, options: Options, view: TensorStore, shape: Sequence[
 def resampled(opened: Opened, options: Options, view: TensorStore, kept: Sequence[int] | None, begin: Sequence[int],
               end: Sequence[int], target: Target, method: str, padding: Padding | None, mask: bool,
               retries: Retry | None, transform: Transform | None, post_transform: Transform | None) -> Any:
-    """Target voxels [begin, end) of the grid ``target``, read from the stored level (Behaviour 4).
+    """Target voxels [begin, end) of the grid ``target``, read from the stored level.
 
     A read whose source block is over ``SLAB_BYTES`` goes slab by slab along its first spatial axis, and a slab
     still over it along the next, each slab's source whole chunks where the plan allows: a target voxel depends only

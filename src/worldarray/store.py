@@ -474,7 +474,7 @@ def on_ways(path: str, start: Callable[[Way], Any], what: str, nbytes: int = 0) 
     """Wait for the future ``start(way)`` gives, under the governing ``retry`` policy, for the first way of reaching
     ``path`` that the store does not refuse (``with_fallback``).
 
-    ``nbytes`` sizes the wait when the policy has no timeout of its own (Behaviour 6).
+    ``nbytes`` sizes the wait when the policy has no timeout of its own.
     """
     policy = retry.current()
     timeout = policy.attempt_timeout(nbytes, is_remote(path))

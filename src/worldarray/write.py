@@ -1,13 +1,13 @@
 """Writing is reading inverted: what this module writes, ``wa.metadata`` reads back as the same placement, and it
 never deletes, truncates or overwrites anything.
 
-The package writes OME-NGFF zarr only: 0.4 in zarr v2, 0.5 in zarr v3 (spec Convention 9; the documents are built
+The package writes OME-NGFF zarr only: 0.4 in zarr v2, 0.5 in zarr v3 (never 0.4 in zarr v3; the documents are built
 by ``ome``). ``create_level`` makes the array first (create-if-absent) and only then, its creator alone, writes
-the level's dataset entry into the group document (A17); an existing array is refused (``exists="error"``) or
+the level's dataset entry into the group document; an existing array is refused (``exists="error"``) or
 adopted when identical (``exists="adopt"``), and one that appears under a creation (a lost race) is compared with
 its winner's entry. Group documents are written conditionally on the generation read and merged again on a
 conflict, so concurrent creators lose no entry. ``write_index`` writes whole write units, so writers in different
-processes need no lock (Behaviour 13). ``level_placement`` and ``level_shape`` place and size a level made by
+processes need no lock. ``level_placement`` and ``level_shape`` place and size a level made by
 whole-block factors.
 """
 
@@ -214,7 +214,7 @@ def _listed(attrs: Mapping[str, Any], name: str) -> bool:
 
 def entry_attrs(level: Level, fmt: str, attrs: Mapping[str, Any], *, replace: bool = True) -> dict:
     """The group's attributes with this level's dataset entry added (or replaced, unless ``replace`` is False and
-    one is listed) and ``group_attrs`` merged; nothing else changed (Behaviour 12)."""
+    one is listed) and ``group_attrs`` merged; nothing else changed."""
     if not replace and _listed(attrs, level.name):
         merged = json.loads(json.dumps(attrs))
     else:
@@ -236,9 +236,9 @@ def _with_attributes(fmt: str, group: str, attributes: Any, change: Any) -> Any:
 
 def write_entry(level: Level, fmt: str, *, replace: bool = True) -> None:
     """Write this level's dataset entry into its group's document (made when absent), conditional on the generation
-    read and merged again when another writer changed the document first (A17); an unchanged document is not
+    read and merged again when another writer changed the document first; an unchanged document is not
     written. Every consolidated copy above the level (the group's own and its ancestors') then gains the array,
-    each group on the way it did not list, and the group's new attributes, each copy conditionally too (A16)."""
+    each group on the way it did not list, and the group's new attributes, each copy conditionally too."""
     def change(attrs: dict) -> dict:
         return entry_attrs(level, fmt, attrs, replace=replace)
 
@@ -256,8 +256,8 @@ def ensure_group_entry(group: PathLike, name: str, voxel_size: Sizes, translatio
 
     The group's axes are kept when it lists levels already; else ``axes`` (default: the array's own names, else
     the default names), ``units`` and ``axis_types`` (as ``wa.ome_multiscales`` takes them; an axis whose name
-    implies no type takes the type the group lists, unless given). Behaviour 12's rules apply: only this entry
-    changes, and every consolidated copy of the group's metadata that covers the array is kept true (A16). The
+    implies no type takes the type the group lists, unless given). As for create: only this entry
+    changes, and every consolidated copy of the group's metadata that covers the array is kept true. The
     array is never changed.
 
     Raises
@@ -405,7 +405,7 @@ def _listed_array(level: Level) -> Gathered | None:
 
 
 def _adopt_listed(level: Level, found: Gathered | None) -> None:
-    """Adopt the array another creator made, once its creator's entry lists it (waiting with Behaviour 11's
+    """Adopt the array another creator made, once its creator's entry lists it (waiting with the creation race's
     backoff); FileExistsError when no entry comes."""
     if found is None or not _is_listed(level, found):
         found = retry.poll(lambda: _listed_array(level))
@@ -445,7 +445,7 @@ def _make_array(level: Level, spec: dict, context: ts.Context | None) -> str:
 
 
 def create_level(level: Level, context: ts.Context | None) -> str:
-    """Create the array, then (its creator alone) its dataset entry in the group (A17); return the format written.
+    """Create the array, then (its creator alone) its dataset entry in the group; return the format written.
 
     Documents and the open are timed out and retried under the governing ``retry`` policy.
     """
@@ -482,7 +482,7 @@ def create_level(level: Level, context: ts.Context | None) -> str:
 
 
 def stores_fill(meta: ArrayMeta) -> bool:
-    """Whether the array was created with ``store_fill=True`` (A2), which its attributes record."""
+    """Whether the array was created with ``store_fill=True``, which its attributes record."""
     recorded = meta.attrs.get(STORE_FILL_KEY)
     return isinstance(recorded, Mapping) and recorded.get("store_fill") is True
 
@@ -541,7 +541,7 @@ def write_index(frame: Frame, view: ts.TensorStore, begin: Sequence[int], end: S
 
 def _checked_data(frame: Frame, data: ArrayLike, wanted: tuple[int, ...], where: str) -> np.ndarray:
     """``data`` as an array of shape ``wanted`` and the array's dtype, never cast silently; a scalar fills the box
-    when the dtype holds it exactly (A2). ``where`` starts every refusal: the array's path and the box."""
+    when the dtype holds it exactly. ``where`` starts every refusal: the array's path and the box."""
     if np.ndim(data) == 0:
         if isinstance(data, (str, bytes)):
             raise ValueError(f"{where}: data is {data!r}; expected an array or a number that dtype {frame.dtype} holds")
@@ -574,7 +574,7 @@ def _check_aligned(frame: Frame, begin: Sequence[int], end: Sequence[int], path:
 
 
 def box_voxels(frame: Frame, box: BoxLike, path: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The voxels a world box selects for a write (Behaviour 2), over every axis of the handle; ValueError naming the
+    """The voxels a world box selects for a write, over every axis of the handle; ValueError naming the
     array, ``path``, when it reaches outside the array, since nothing is padded on write."""
     try:
         begin, end = frame.index_box(box)
