@@ -108,8 +108,8 @@ class Row:
     rounds: int = 0
     peer: str = ""
     peer_ratio: float | None = None
-    requests: tuple[int, int] | None = None  # ours: (requests, rounds)
-    floor_requests: tuple[int, int] | None = None
+    requests: tuple[int, int, int] | None = None  # over HTTP: requests, rounds, paths asked more than once
+    floor_requests: tuple[int, int, int] | None = None
     note: str = ""
 
 
@@ -262,7 +262,7 @@ def measure(section: str, case: Case) -> list[Row]:
     if case.server is not None:  # after the timing, so that warm connections are what is counted
         for i, call in enumerate(calls[:1 + len(case.ours)]):
             counts = [case.server.count(call) for _ in range(3)]
-            counted[i] = tuple(int(statistics.median(c[k] for c in counts)) for k in range(2))
+            counted[i] = tuple(int(statistics.median(c[k] for c in counts)) for k in range(3))
     rows = []
     for i, ours in enumerate(case.ours, start=1):
         median = statistics.median(times[i])
@@ -314,8 +314,9 @@ def cells(row: Row) -> list[str]:
     peer = f"{row.peer} {row.peer_ratio:.2f}x" if row.peer else ""  # a peer's ratio is seldom near a target
     extra = row.note
     if row.requests:
-        (n, r), (fn, fr) = row.requests, row.floor_requests
-        extra = f"{n} requests in {r} round{'s' * (r != 1)}; floor {fn} in {fr}"
+        (n, r, twice), (fn, fr, _) = row.requests, row.floor_requests
+        again = f", {twice} asked twice" if twice else ""
+        extra = f"{n} requests in {r} round{'s' * (r != 1)}{again}; floor {fn} in {fr}"
     return [row.operation, quantity(row.floor, row.unit), quantity(row.ours, row.unit), f"{row.ratio:.3f}x",
             f"{row.target:.2f}x", row.met, peer, extra]
 

@@ -13,13 +13,14 @@ each round costs at least the delay, so the rounds of a call are the part of its
 
 The server runs in a process of its own, so its threads do not compete with the benchmark's for the interpreter:
 ``SlowServer`` starts it (``python slow_http.py ROOT [--delay S]``), which prints its base URL and then answers
-each line ``take`` on its standard input with a JSON list of ``[arrived, answered]`` times (seconds, one
-monotonic clock) of the requests since the last ``take``; end of input stops it.
+each line ``take`` on its standard input with a JSON list of ``[arrived, answered, path]`` (times in seconds, on
+one monotonic clock) of the requests since the last ``take``; end of input stops it.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import functools
 import http.server
 import json
@@ -33,15 +34,15 @@ from collections.abc import Callable, Sequence
 DELAY = 0.010
 
 
-def rounds(log: Sequence[Sequence[float]]) -> int:
-    """The rounds of ``[arrived, answered]`` pairs: a request arriving after an answer of the current round starts
-    the next one.
+def rounds(log: Sequence[Sequence]) -> int:
+    """The rounds of ``[arrived, answered, ...]`` requests: one arriving after an answer of the current round starts
+    the next round.
 
     >>> rounds([(0.0, 0.010), (0.001, 0.011), (0.012, 0.022)])
     2
     """
     count, first_answer = 0, 0.0
-    for arrived, answered in sorted(log):
+    for arrived, answered, *_ in sorted(log):
         if count == 0 or arrived > first_answer:
             count, first_answer = count + 1, answered
         else:
@@ -62,7 +63,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     def _answer(self, answer: Callable[[], None]) -> None:
         arrived = time.perf_counter()
         time.sleep(self.server.delay)
-        self.server.record(arrived, time.perf_counter())  # before the answer leaves: the log is whole when it lands
+        # recorded before the answer leaves, so the log is whole when the client has its answers
+        self.server.record(arrived, time.perf_counter(), self.path)
         answer()
 
     def send_head(self):
@@ -84,13 +86,13 @@ class _Server(http.server.ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), functools.partial(_Handler, directory=root))
         self.delay = delay
         self._lock = threading.Lock()
-        self._log: list[tuple[float, float]] = []
+        self._log: list[tuple[float, float, str]] = []
 
-    def record(self, arrived: float, answered: float) -> None:
+    def record(self, arrived: float, answered: float, path: str) -> None:
         with self._lock:
-            self._log.append((arrived, answered))
+            self._log.append((arrived, answered, path))
 
-    def take(self) -> list[tuple[float, float]]:
+    def take(self) -> list[tuple[float, float, str]]:
         with self._lock:
             log, self._log = self._log, []
         return log
@@ -115,18 +117,19 @@ class SlowServer:
         self._process.stdin.close()
         self._process.wait(timeout=10)
 
-    def take(self) -> list[tuple[float, float]]:
-        """The ``[arrived, answered]`` times of the requests since the last ``take``."""
+    def take(self) -> list[list]:
+        """``[arrived, answered, path]`` of each request since the last ``take``."""
         self._process.stdin.write("take\n")
         self._process.stdin.flush()
         return json.loads(self._process.stdout.readline())
 
-    def count(self, call: Callable[[], object]) -> tuple[int, int]:
-        """The requests ``call`` makes, and in how many rounds."""
+    def count(self, call: Callable[[], object]) -> tuple[int, int, int]:
+        """The requests ``call`` makes, in how many rounds, and how many paths it asks more than once."""
         self.take()
         call()
         log = self.take()
-        return len(log), rounds(log)
+        asked = collections.Counter(path for _, _, path in log)
+        return len(log), rounds(log), sum(n > 1 for n in asked.values())
 
 
 def main() -> None:
