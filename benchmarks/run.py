@@ -389,7 +389,8 @@ def main() -> None:
     print("floor, ours: medians over rounds; ratio: median of per-round ratios to the floor; met: 'yes' when the")
     print("ratio of medians and the median of ratios are both within the target, 'one of two' when one is;")
     print("peer: its own median of per-round ratios to the same floor")
-    print(line(HEADER), "\n" + "-" * (sum(WIDTHS) + len(WIDTHS) - 1), flush=True)
+    print(line(HEADER))
+    print("-" * (sum(WIDTHS) + len(WIDTHS) - 1), flush=True)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         rows = run(sections, pathlib.Path(tmp).as_posix(), scale, MEMORY_REPEAT["quick" if args.quick else "full"],
