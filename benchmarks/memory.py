@@ -43,22 +43,33 @@ print((status("VmHWM:") - before) / 1024, out.nbytes / 2**20)
 """
 
 
+def build(path: str) -> float:
+    """Create the SHAPE array at ``path`` (a zarr level, 8 nm, chunks 64^3) filled with noise; its size in MiB."""
+    vol = wa.create(path, SHAPE, "uint8", 8, 4, chunks=64)
+    vol.write_index((0, 0, 0), SHAPE, np.random.default_rng(0).integers(0, 255, SHAPE, dtype=np.uint8))
+    return float(np.prod(SHAPE)) / 2**20
+
+
+def growth(path: str, read: str, repeat: int) -> tuple[float, float]:
+    """The median growth of peak RSS over ``repeat`` fresh processes that open ``path`` and run ``read``, in MiB,
+    and the size of what the read returns, in MiB."""
+    runs = [subprocess.run([sys.executable, "-c", CHILD.format(read=read), path], capture_output=True, text=True,
+                           check=True).stdout.split() for _ in range(repeat)]
+    return statistics.median(float(r[0]) for r in runs), float(runs[0][1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="fresh processes per case (the median is printed)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = f"{tmp}/m.zarr/s0"
-        vol = wa.create(path, SHAPE, "uint8", 8, 4, chunks=64)
-        vol.write_index((0, 0, 0), SHAPE, np.random.default_rng(0).integers(0, 255, SHAPE, dtype=np.uint8))
-        block = np.prod(SHAPE) / 2**20
+        block = build(path)
         print(f"source block {block:.1f} MiB; growth of peak RSS per read, median of {args.repeat} fresh processes")
         print(f"{'case':<24}{'output MiB':>12}{'growth MiB':>12}{'x block':>9}")
         for name, read in CASES.items():
-            runs = [subprocess.run([sys.executable, "-c", CHILD.format(read=read), path], capture_output=True,
-                                   text=True, check=True).stdout.split() for _ in range(args.repeat)]
-            growth = statistics.median(float(r[0]) for r in runs)
-            print(f"{name:<24}{float(runs[0][1]):>12.2f}{growth:>12.1f}{growth / block:>9.2f}")
+            grown, output = growth(path, read, args.repeat)
+            print(f"{name:<24}{output:>12.2f}{grown:>12.1f}{grown / block:>9.2f}")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ origin and voxel i spans [8i, 8i + 8) nm. Then times four cases, each against it
 
 - one voxel; a 32^3 block inside one chunk; a 4 MiB chunk-aligned slab: a slice of a raw ``ts.open`` of s0
   (on ``wa.shared_context()``, the cache policy worldarray uses) against ``read_index`` and ``read``;
-- a box half outside the data: the raw read of the inside part plus ``np.pad`` against ``read_index`` and ``read``.
+- a box half outside the data: the raw read of the inside part plus ``np.pad`` against ``read_index`` and ``read``,
+  with zeros (``padding=0``) and with the border voxels repeated (``padding="edge"``, ``np.pad(mode="edge")``).
 
 Each case also times the same slice of ``vol.ts``, the handle worldarray itself reads through. It differs from
 the raw open in how tensorstore was opened (the array document handed over, explicit bounds), which tensorstore
@@ -36,6 +37,7 @@ import worldarray as wa
 from timing import interleaved, per_round, verdict
 
 SHAPE, CHUNK, SIZE, SHIFT = (256, 256, 256), (64, 64, 64), 8.0, 4.0
+ROUNDS = {"small": 300, "large": 60}  # per case, by its rounds key
 
 
 def build(group: pathlib.Path) -> None:
@@ -67,29 +69,58 @@ def world(begin, end):
     return tuple(b * SIZE for b in begin), tuple(e * SIZE for e in end)
 
 
+SMALL, LARGE = {"read_index": 1.05, "read": 1.08}, {"read_index": 1.02, "read": 1.02}
+#: (case name, rounds key, targets, begin, end): boxes wholly inside the data
+INSIDE = (
+    ("1 voxel", "small", SMALL, (10, 20, 30), (11, 21, 31)),
+    ("32^3 in one chunk", "small", SMALL, (70, 70, 70), (102, 102, 102)),
+    ("4 MiB aligned", "large", LARGE, (0, 0, 0), (64, 256, 256)),
+)
+#: (case name, rounds key, targets, padding, np.pad mode): the box OUTSIDE, its first half before the data
+PADDED = (
+    ("half outside", "large", LARGE, 0, "constant"),
+    ("half outside, edge", "large", {"read_index": 1.05, "read": 1.05}, "edge", "edge"),
+)
+OUTSIDE = ((-32, 0, 0), (32, 64, 64))
+#: the part of OUTSIDE inside the data, and the np.pad widths that make it OUTSIDE again
+INSIDE_PART, PAD_WIDTH = ((0, 0, 0), (32, 64, 64)), ((32, 0), (0, 0), (0, 0))
+
+
+def opened(root: str) -> tuple[ts.TensorStore, wa.WorldArray]:
+    """The raw ``ts.open`` of ``root``/vol.zarr/s0 on ``wa.shared_context()``, and ``wa.open`` of the level."""
+    raw = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": root + "/vol.zarr/s0/"}},
+                  context=wa.shared_context(), read=True).result()
+    return raw, wa.open(root + "/vol.zarr", level="s0")
+
+
 def cases(raw, vol):
     """(case name, rounds key, target, [(callable name, callable)]): the floor first, then vol.ts, then ours."""
     def direct(store, begin, end):
         return lambda: store[tuple(map(slice, begin, end))].read().result()
 
-    def ours(begin, end):
+    def ours(begin, end, padding=None):
         box = world(begin, end)
-        return [("read_index", lambda: vol.read_index(begin, end)), ("read", lambda: vol.read(box))]
+        return [("read_index", lambda: vol.read_index(begin, end, padding)),
+                ("read", lambda: vol.read(box, padding=padding))]
 
-    small, large = {"read_index": 1.05, "read": 1.08}, {"read_index": 1.02, "read": 1.02}
-    inside = [
-        ("1 voxel", "small", small, (10, 20, 30), (11, 21, 31)),
-        ("32^3 in one chunk", "small", small, (70, 70, 70), (102, 102, 102)),
-        ("4 MiB aligned", "large", large, (0, 0, 0), (64, 256, 256)),
-    ]
     out = [(name, key, target, [("ts slice", direct(raw, b, e)), ("vol.ts slice", direct(vol.ts, b, e)), *ours(b, e)])
-           for name, key, target, b, e in inside]
-    pad = ((32, 0), (0, 0), (0, 0))
-    floor, tight = direct(raw, (0, 0, 0), (32, 64, 64)), direct(vol.ts, (0, 0, 0), (32, 64, 64))
-    out.append(("half outside", "large", large, [("ts + np.pad", lambda: np.pad(floor(), pad)),
-                                                 ("vol.ts + np.pad", lambda: np.pad(tight(), pad)),
-                                                 *ours((-32, 0, 0), (32, 64, 64))]))
+           for name, key, target, b, e in INSIDE]
+    floor, tight = direct(raw, *INSIDE_PART), direct(vol.ts, *INSIDE_PART)
+    for name, key, target, padding, mode in PADDED:
+        out.append((name, key, target, [
+            ("ts + np.pad", lambda mode=mode: np.pad(floor(), PAD_WIDTH, mode=mode)),
+            ("vol.ts + np.pad", lambda mode=mode: np.pad(tight(), PAD_WIDTH, mode=mode)),
+            *ours(*OUTSIDE, padding)]))
     return out
+
+
+def check(name: str, calls) -> None:
+    """Assert that every callable after the first returns the first's array: the same bytes, or it proves nothing."""
+    expected = calls[0][1]()
+    for label, call in calls[1:]:
+        got = call()
+        same = got.dtype == expected.dtype and got.shape == expected.shape and np.array_equal(got, expected)
+        assert same, f"{name}: {label} differs from the floor"
 
 
 def main() -> None:
@@ -99,21 +130,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=None, help="seed of the shuffles (default: unseeded)")
     args = parser.parse_args()
     random.seed(args.seed)
-    rounds = {"small": max(1, round(300 * args.rounds)), "large": max(1, round(60 * args.rounds))}
+    rounds = {key: max(1, round(n * args.rounds)) for key, n in ROUNDS.items()}
 
     with tempfile.TemporaryDirectory() as tmp:
         root = pathlib.Path(tmp).as_posix()
         build(pathlib.Path(root, "vol.zarr"))
-        vol = wa.open(root + "/vol.zarr", level="s0")
-        raw = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": root + "/vol.zarr/s0"}},
-                      context=wa.shared_context(), read=True).result()
+        raw, vol = opened(root)
         table = cases(raw, vol)
-        for name, _, _, calls in table:  # the benchmark reads the same bytes as its floor, or it proves nothing
-            expected = calls[0][1]()
-            for label, call in calls[1:]:
-                got = call()
-                same = got.dtype == expected.dtype and np.array_equal(got, expected)
-                assert same, f"{name}: {label} differs from the floor"
+        for name, _, _, calls in table:
+            check(name, calls)
 
         print("per callable: median us over rounds; ratios to the floor (first row of a case) as ratio of medians")
         print("and median of per-round ratios; 'vs vol.ts' = median per-round ratio to a read through our own handle")

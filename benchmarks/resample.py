@@ -40,11 +40,10 @@ import tempfile
 import numpy as np
 import tensorstore as ts
 
-import worldarray as wa
 from timing import interleaved, per_round, verdict
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from read import SHAPE, build  # noqa: E402  the same volume, built the same way
+from read import SHAPE, build, opened  # noqa: E402  the same volume, built and opened the same way
 
 try:  # not a dependency of worldarray: without it the reference rows are left out
     import scipy.ndimage
@@ -52,6 +51,7 @@ except ImportError:
     scipy = None
 
 FACTOR, TARGET = 2, 16.0  # source voxels are 8 nm
+ROUNDS = 30  # per case
 
 
 def block_mean(data: np.ndarray) -> np.ndarray:
@@ -115,7 +115,7 @@ def check(name: str, got: np.ndarray, expected: np.ndarray) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=30, help="rounds per case (default 30)")
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help=f"rounds per case (default {ROUNDS})")
     parser.add_argument("--seed", type=int, default=None, help="seed of the shuffles (default: unseeded)")
     args = parser.parse_args()
     random.seed(args.seed)
@@ -123,9 +123,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = pathlib.Path(tmp).as_posix()
         build(pathlib.Path(root, "vol.zarr"))
-        vol = wa.open(root + "/vol.zarr", level="s0")
-        raw = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": root + "/vol.zarr/s0/"}},
-                      context=wa.shared_context(), read=True).result()
+        raw, vol = opened(root)
         table = cases(raw, vol)
         for name, _, calls in table:  # ours must read the floor's voxels, or the ratio proves nothing
             expected = calls[0][1]()

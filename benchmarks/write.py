@@ -59,6 +59,21 @@ def calls(raw, vol):
             ("write_index", lambda data: vol.write_index(BEGIN, END, data))]
 
 
+def build(root: str) -> tuple[ts.TensorStore, wa.WorldArray]:
+    """Create ``root``/out.zarr/s0 with ``wa.create``; the floor's raw open of it and worldarray's handle."""
+    vol = wa.create(root + "/out.zarr/s0", SHAPE, "uint8", voxel_size=SIZE, translation=SHIFT, chunks=CHUNK)
+    raw = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": root + "/out.zarr/s0/"}, "open": True},
+                  read=True, write=True, context=ts.Context(FLOOR_CONTEXT)).result()
+    return raw, vol
+
+
+def check(raw, label: str, call, rng: np.random.Generator) -> None:
+    """Assert that ``call`` leaves exactly its data in the array, or the timing proves nothing."""
+    data = noise(rng)
+    call(data)
+    assert np.array_equal(raw[tuple(map(slice, BEGIN, END))].read().result(), data), f"{label} did not write its data"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=float, default=1.0,
@@ -71,15 +86,10 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         root = pathlib.Path(tmp).as_posix()
-        vol = wa.create(root + "/out.zarr/s0", SHAPE, "uint8", voxel_size=SIZE, translation=SHIFT, chunks=CHUNK)
-        raw = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": root + "/out.zarr/s0/"}, "open": True},
-                      read=True, write=True, context=ts.Context(FLOOR_CONTEXT)).result()
+        raw, vol = build(root)
         table = calls(raw, vol)
-        region = tuple(map(slice, BEGIN, END))
-        for label, call in table:  # each writer must leave exactly its data behind, or the timing proves nothing
-            data = noise(rng)
-            call(data)
-            assert np.array_equal(raw[region].read().result(), data), f"{label} did not write its data"
+        for label, call in table:
+            check(raw, label, call, rng)
         chunk = pathlib.Path(root, "out.zarr/s0/c/0/0/0").stat().st_size
         print(f"128^3 uint8 = 8 whole 64^3 chunks, zstd level 3, {chunk / CHUNK**3:.2f} of raw size on disk; "
               f"the same fresh data per round for all three")
