@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from tensorstore import Context, TensorStore
 
-from . import reading, retry, store, write
+from . import neuroglancer, reading, retry, store, write
 from .blocks import Blocks, blocks
 from .diagnostics import UnitsWarning, warn
 from .geometry import Box, BoxLike
@@ -533,6 +533,13 @@ class WorldArray(ArrayProtocol):
         if self.resampled:
             raise ValueError(f"{self.level_path}: a handle with a resample target is not written; nothing is "
                              "resampled on write")
+
+    # ------------------------------------------------------------ viewing
+
+    def neuroglancer_layer(self, url: str | None = None, *, name: str | None = None) -> dict[str, Any]:
+        """A Neuroglancer layer showing the stored voxels where this handle places them (``neuroglancer.layer``);
+        ``url`` is the http(s), s3 or gs address ``path`` is served at, needed for a local store."""
+        return neuroglancer.layer(self, url, name=name)
 
     # ------------------------------------------------------------ copies
 
