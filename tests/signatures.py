@@ -36,6 +36,7 @@ CALLS = [
     ("vol.blocks", wa.WorldArray.blocks, True),
     ("vol.chunks_covering", wa.WorldArray.chunks_covering, True),
     ("vol.reopen", wa.WorldArray.reopen, True),
+    ("vol.neuroglancer_layer", wa.WorldArray.neuroglancer_layer, True),
     ("pyramid.add_level", Pyramid.add_level, True),
     ("pyramid.select", Pyramid.select, True),
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -175,3 +176,23 @@ def test_the_quickstart_writes_its_output_once_and_then_only_reads_it(tmp_path):
     assert again.stdout.rstrip().endswith("at 4 and 8 nm: True")
     assert {p: p.stat().st_mtime_ns for p in (tmp_path / "demo.zarr").rglob("*") if p.is_file()} == written
     assert run("check", str(tmp_path / "demo.zarr")).returncode == 0
+
+
+def test_neuroglancer_of_a_local_path_prints_the_layer_and_says_it_must_be_served(tmp_path):
+    path = _ome04(tmp_path)
+    done = run("neuroglancer", path)
+    assert done.returncode == 0, done.stderr
+    assert "Neuroglancer reads only what a server gives it" in done.stderr and "--url" in done.stderr
+    layer = json.loads(done.stdout)
+    assert layer["source"] == "zarr2://http://localhost:8000/v4.zarr"
+
+
+def test_neuroglancer_with_a_url_prints_a_viewer_url_holding_the_layer(tmp_path):
+    path = _ome04(tmp_path)
+    done = run("neuroglancer", path, "--url", "https://example.org/data/v4.zarr", "--viewer", "https://ng.example/")
+    assert done.returncode == 0, done.stderr
+    url = done.stdout.strip()
+    assert url.startswith("https://ng.example/#!")
+    state = json.loads(urllib.parse.unquote(url.split("#!", 1)[1]))
+    assert [layer["source"] for layer in state["layers"]] == ["zarr2://https://example.org/data/v4.zarr"]
+    assert state["position"] == pytest.approx([4.0, 4.0, 4.0])  # the middle of 8 voxels, in voxels of 4 nm

@@ -1,5 +1,6 @@
 """``worldarray info`` shows where every level of a volume sits and which rule placed it; ``worldarray check`` says
-whether a pyramid's levels agree with each other.
+whether a pyramid's levels agree with each other; ``worldarray neuroglancer`` prints a viewer URL that shows the
+volume where worldarray puts it.
 
 ``info`` reports in the store's own units unless ``--units`` is given, so ``--json`` matches ``wa.metadata``. A
 level agrees with the level below when it sits where ``level_placement`` puts it for the best-fitting whole
@@ -19,13 +20,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import neuroglancer
+from .array import WorldArray
 from .detect import Node, detect
 from .diagnostics import MetadataWarning
 from .factors import level_placement, level_shape
 from .geometry import isclose
 from .handle import metadata
 from .metadata import ArrayMeta
-from .paths import join
+from .paths import is_remote, join
 from .pyramid import open_pyramid
 from .units import NANOMETER, factor
 
@@ -241,13 +244,35 @@ def _parser() -> argparse.ArgumentParser:
     info.add_argument("--json", action="store_true", help="print one JSON document")
     check = commands.add_parser("check", help="exit 1 when the pyramid's levels contradict each other")
     check.add_argument("path", help="a multiscale group, or one of its levels")
+    viewer = commands.add_parser("neuroglancer", help="a Neuroglancer URL showing the volume where worldarray puts it")
+    viewer.add_argument("path", help="an array or a group: an s3://, gs://, http(s):// URL, or a local path with --url")
+    viewer.add_argument("--level", help="the level to place the layer by (default: the first listed)")
+    viewer.add_argument("--url", help="the http(s), s3 or gs address PATH is served at (for a local path)")
+    viewer.add_argument("--viewer", default=neuroglancer.DEFAULT_VIEWER, help="the Neuroglancer to open "
+                                                                              "(default: %(default)s)")
     return parser
+
+
+def _neuroglancer(args: argparse.Namespace) -> int:
+    """Print a viewer URL; for a local path without ``--url``, the layer as it will be once served, and why."""
+    vol = WorldArray(args.path, level=args.level if args.level is not None else 0)
+    if args.url is None and not is_remote(vol.path):
+        served = f"http://localhost:8000/{_name(vol.path)}"
+        print(f"{args.path} is a local path: Neuroglancer reads only what a server gives it. Serve it with CORS "
+              f"allowed and pass --url; served at {served}, the layer is:", file=sys.stderr)
+        print(json.dumps(neuroglancer.layer(vol, served), indent=2))
+        return 0
+    layer = neuroglancer.layer(vol, args.url)
+    print(neuroglancer.viewer_url(layer, args.viewer, **neuroglancer.navigation(vol)))
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``worldarray``; return the exit status: 0, 1 when ``check`` finds a problem, 2 on an error."""
     args = _parser().parse_args(argv)
     try:
+        if args.command == "neuroglancer":
+            return _neuroglancer(args)
         if args.command == "info":
             volume = read_volume(args.path, args.level, args.units)
             print(json.dumps(info_json(volume), indent=2) if args.json else info_text(volume))
