@@ -195,21 +195,22 @@ def test_n5_micrometres_are_converted_into_the_handles_nanometres(tmp_path):
     assert_places_every_voxel(vol, source, {"x": (0.0, 4 * NM), "y": (0.0, 4 * NM), "z": (0.0, 40 * NM)})
 
 
+def _cosem_n5(root, translate):
+    """A COSEM N5 array of 40, 4, 4 nm whose transform puts voxel 0's centre at ``translate`` (z, y, x)."""
+    transform = {"axes": ["z", "y", "x"], "scale": [40, 4, 4], "translate": translate, "units": ["nm"] * 3}
+    BUILDERS["n5"](root, {"path": "c.n5/s0", "shape": [4, 6, 8], "chunks": [4, 6, 8], "dtype": "uint8",
+                          "attrs": {"transform": transform,
+                                    "pixelResolution": {"dimensions": [4, 4, 40], "unit": "nm"}}})
+    return wa.open(root / "c.n5" / "s0")
+
+
 def test_a_cosem_n5_array_centred_at_half_a_voxel_needs_no_transform(tmp_path):
-    transform = {"axes": ["z", "y", "x"], "scale": [40, 4, 4], "translate": [20, 2, 2], "units": ["nm"] * 3}
-    BUILDERS["n5"](tmp_path, {"path": "c.n5/s0", "shape": [4, 6, 8], "chunks": [4, 6, 8], "dtype": "uint8",
-                              "attrs": {"transform": transform,
-                                        "pixelResolution": {"dimensions": [4, 4, 40], "unit": "nm"}}})
-    vol = wa.open(tmp_path / "c.n5" / "s0")
+    vol = _cosem_n5(tmp_path, [20, 2, 2])
     assert neuroglancer.layer(vol, url="gs://b/c.n5/s0")["source"] == "n5://gs://b/c.n5/s0"
 
 
 def test_a_cosem_n5_array_centred_at_the_origin_is_moved_half_a_voxel(tmp_path):
-    transform = {"axes": ["z", "y", "x"], "scale": [40, 4, 4], "translate": [0, 0, 0], "units": ["nm"] * 3}
-    BUILDERS["n5"](tmp_path, {"path": "c.n5/s0", "shape": [4, 6, 8], "chunks": [4, 6, 8], "dtype": "uint8",
-                              "attrs": {"transform": transform,
-                                        "pixelResolution": {"dimensions": [4, 4, 40], "unit": "nm"}}})
-    vol = wa.open(tmp_path / "c.n5" / "s0")
+    vol = _cosem_n5(tmp_path, [0, 0, 0])
     source = neuroglancer.layer(vol, url="gs://b/c.n5/s0")["source"]
     assert source["transform"]["matrix"][0][-1] == pytest.approx(-0.5)
     assert_places_every_voxel(vol, source, {"x": (0.0, 4 * NM), "y": (0.0, 4 * NM), "z": (0.0, 40 * NM)})
