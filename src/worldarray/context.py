@@ -24,6 +24,7 @@ import tensorstore as ts
 from .diagnostics import logger
 
 __all__ = ["shared_context", "capped_context", "capped_context_spec", "retry_context", "locking_context",
+           "few_connections",
            "thread_budget", "one_request", "watch", "stop_watchdog", "strands_tasks", "FILE_IO_FLOOR",
            "THREAD_VARIABLES", "FREE_OF_STRANDS", "WATCH_PERIOD"]
 
@@ -35,6 +36,7 @@ LOCKING_MODES = ("none", "os", "lockfile")
 
 _SHARED: dict[tuple, ts.Context] = {}
 _LOCKING: dict[int, tuple[ts.Context, ts.Context]] = {}
+_FEW: dict[tuple[int, int], tuple[ts.Context, ts.Context]] = {}
 _LOCK = threading.Lock()
 _CONCURRENCY = (
     "data_copy_concurrency",
@@ -217,6 +219,20 @@ def locking_context(parent: ts.Context) -> ts.Context:
         if id(parent) not in _LOCKING:  # the value keeps the parent alive, so its id is not reused
             _LOCKING[id(parent)] = (parent, _made({"file_io_locking": {"mode": "os"}}, parent))
         return _LOCKING[id(parent)][1]
+
+
+def few_connections(parent: ts.Context, limit: int) -> ts.Context:
+    """A child of ``parent`` that sends at most ``limit`` plain-http requests at once, for servers that close every
+    connection (``connections``); one per parent and limit, sharing every other resource of it.
+
+    >>> few_connections(shared_context(), 4) is few_connections(shared_context(), 4)
+    True
+    """
+    with _LOCK:
+        key = (id(parent), limit)
+        if key not in _FEW:  # the value keeps the parent alive, so its id is not reused
+            _FEW[key] = (parent, _made({"http_request_concurrency": {"limit": limit}}, parent))
+        return _FEW[key][1]
 
 
 def retry_context(parent: ts.Context) -> ts.Context:

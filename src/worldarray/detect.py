@@ -10,25 +10,24 @@ chunk key ``keys``.
 
 from __future__ import annotations
 
-import contextvars
 import functools
 import json
 import re
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 import tensorstore as ts
 
-from . import retry, store
+from . import retry, rounds, store
 from .context import retry_context, shared_context, watch
 from .fields import Document, Source
 from .metadata import level_position, n5_group_factors
-from .ome import multiscales_of
+from .ome import multiscales_of, walk
 from .retry import is_transient
 
-__all__ = ["Node", "Gathered", "Format", "FORMATS", "PROBE_KEYS", "detect", "gather", "probe", "source_of",
+__all__ = ["Node", "Gathered", "Format", "FORMATS", "PROBE_KEYS", "detect", "gather", "probe", "requests_for",
+           "source_of",
            "scale_key_of", "array_above",
            "open_array", "reach_array", "Reach", "clean_zarr2_metadata"]
 
@@ -120,6 +119,28 @@ def _scale_index(node: Node) -> int:
     return keys.index(node.scale_key)
 
 
+_PRECOMPUTED_SCALE = ("key", "size", "voxel_offset", "resolution", "encoding", "sharding")
+# the members tensorstore's scale_metadata accepts only beside their encoding
+_PRECOMPUTED_ENCODING = {"jpeg": "jpeg_quality", "png": "png_level",
+                         "compressed_segmentation": "compressed_segmentation_block_size"}
+
+
+def _precomputed_spec(node: Node) -> dict:
+    """The scale's metadata as tensorstore takes it, so the info read already is not read again (its first chunk
+    size, as tensorstore takes it too)."""
+    info, index = node.docs["info"], _scale_index(node)
+    scale = info["scales"][index]
+    metadata = {key: scale[key] for key in _PRECOMPUTED_SCALE if key in scale}
+    if isinstance(scale.get("chunk_sizes"), list) and scale["chunk_sizes"]:
+        metadata["chunk_size"] = scale["chunk_sizes"][0]
+    extra = _PRECOMPUTED_ENCODING.get(str(scale.get("encoding")))
+    if extra is not None and extra in scale:
+        metadata[extra] = scale[extra]
+    multiscale = {key: info[key] for key in ("type", "data_type", "num_channels") if key in info}
+    return {"driver": "neuroglancer_precomputed", "scale_index": index, "assume_metadata": True,
+            "multiscale_metadata": multiscale, "scale_metadata": metadata}
+
+
 def _precomputed_c_order(view: ts.TensorStore) -> ts.TensorStore:
     view = view[ts.d["channel", "z", "y", "x"].transpose[:]]
     if view.shape[0] == 1:
@@ -164,8 +185,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
            lambda view: view.T),
     Format("precomputed", "info", "info",
            lambda docs: {k: v for k, v in (docs.get("info") or {}).items() if k != "scales"},
-           lambda node: {"driver": "neuroglancer_precomputed", "scale_index": _scale_index(node)},
-           _precomputed_c_order),
+           _precomputed_spec, _precomputed_c_order),
 )}
 
 # The probe keys in the order that decides the format, each with its format and the kind it makes the node.
@@ -230,12 +250,7 @@ def scale_key_of(parent: Node, name: str) -> str | None:
 
 def _read_ancestors(path: str) -> tuple[Document, ...]:
     """OME documents of the grandparent and two further ancestors; anything but a document ends the walk quietly."""
-    chain: list[str] = []
-    current = store.parent(path)
-    current = store.parent(current) if current else None
-    while current and not store.is_root(current) and len(chain) < 3:
-        chain.append(current)
-        current = store.parent(current)
+    chain = _chain(path)
     if not chain:
         return ()
     try:
@@ -278,34 +293,138 @@ def _as_document(directory: str | None, node: Node | None) -> tuple[Document, ..
     return (Document(node.path, node.attrs_url, node.attrs),)
 
 
-@functools.cache
-def _pool() -> ThreadPoolExecutor:
-    """The threads that read further ancestors while the path and its parent are read; made on first use."""
-    return ThreadPoolExecutor(max_workers=4, thread_name_prefix="worldarray-detect")
+def _lists(parent: Node | None, name: str) -> bool:
+    """Whether a parent's multiscales list the dataset ``name``: then no further ancestor places it."""
+    try:
+        return parent is not None and any(path == name for _, path, _ in walk(parent.attrs))
+    except (TypeError, AttributeError, ValueError):  # a malformed listing is the parser's to report
+        return False
 
 
-def gather(path: str, above: Gathered | None = None) -> Gathered:
+def gather(path: str, above: Gathered | None = None, level: Any = None) -> Gathered:
     """Detect ``path`` and read its parent's documents (and further ancestors') in one round of requests.
 
     ``above``, the gathered parent when the caller has it (a group whose level is being opened),
-    spares reading the parent and the ancestors again: only the path's own probe keys are read.
+    spares reading the parent and the ancestors again: only the path's own probe keys are read. A ``level`` given
+    as a name is asked for in the same round, so that opening it next reads nothing more (``requests_for``).
     Raises FileNotFoundError when nothing is there.
     """
-    found = _gathered(store.normalize(path), above)
+    found = probe(path, above, level)
     if found is None:
         raise FileNotFoundError(f"{store.normalize(path)}: no array or group here; probed {', '.join(PROBE_KEYS)}, "
                                 f"the parent's info and {store.join(path, 's0')}")
     return found
 
 
-def probe(path: str) -> Gathered | None:
+def probe(path: str, above: Gathered | None = None, level: Any = None) -> Gathered | None:
     """``gather``, or None when nothing is at ``path``."""
-    return _gathered(store.normalize(path), None)
+    path = store.normalize(path)
+    with rounds.remembering():
+        requests, moot = requests_for(path, above, level)
+        store.prefetch(requests, moot)
+        return _gathered(path, above)
+
+
+def requests_for(path: str, above: Gathered | None = None, level: Any = None) -> tuple[list, Callable]:
+    """Every document ``gather`` may read for ``path`` (and a ``level`` named under it), most decisive first, and the
+    rule that says which of them the answers so far make pointless (``store.prefetch``).
+
+    The path's probe keys and its parent's, the parent's s0 for an N5 level sN, the named level's probe keys (and
+    its group's s0), then the OME documents of up to three further ancestors; with ``above`` only the path's own.
+    """
+    up = None if above is not None else store.parent(path)
+    up = None if up is None or store.is_root(up) else up
+    own = [path] + ([up] if up else [])
+    named = level.strip("/") if isinstance(level, str) and level not in ("first", "") else None
+    if named:
+        own.append(store.join(path, named))
+    requests = [(d, key) for key in _READ_KEYS for d in own]
+    for owner, group in ((path, up), (own[-1], path) if named else (None, None)):
+        if owner is not None and group is not None and (level_position(owner) or 0) >= 1:
+            requests.append((store.join(group, "s0"), "attributes.json"))
+    if above is not None:
+        requests += _first_level_key(path, above.node)
+    chain = _chain(path) if up else []
+    requests += [(d, key) for d in chain for key in _ANCESTOR_KEYS]
+    return requests, functools.partial(_moot, path, up, own[-1] if named else None)
+
+
+def _chain(path: str) -> list[str]:
+    """The grandparent of ``path`` and two further ancestors, store roots left out."""
+    chain: list[str] = []
+    current = store.parent(path)
+    current = store.parent(current) if current else None
+    while current and not store.is_root(current) and len(chain) < 3:
+        chain.append(current)
+        current = store.parent(current)
+    return chain
+
+
+def _moot(path: str, up: str | None, level: str | None, found: Mapping[tuple[str, str], Any]) -> list:
+    """Requests the answers so far make pointless (``store.prefetch``).
+
+    In each directory: the probe keys after one found; .zattrs once the directory is decided no zarr v2 (a zarr.json
+    found, an info or attributes.json found first, or no probe key at all); s0's attributes.json beside or below a
+    directory that is no N5. The further ancestors once the parent lists ``path`` and ``path`` is an array; the
+    parent and the further ancestors too once ``path`` is a group that lists the array ``level`` named under it.
+    """
+    out = []
+    for directory in {directory for directory, key in found if key in PROBE_KEYS}:
+        answers = [found.get((directory, key), _UNASKED) for key in PROBE_KEYS]
+        present = [i for i, value in enumerate(answers) if isinstance(value, bytes)]
+        first = _first_found(answers)
+        if present:
+            out += [(directory, key) for key in PROBE_KEYS[min(present) + 1:]]
+        if (present and min(present) == 0) or first in (3, 4) or (first is None and all(a is None for a in answers)):
+            out.append((directory, ".zattrs"))
+        if present and min(present) < PROBE_KEYS.index("attributes.json"):  # no N5: no s0 beside it or below it
+            out += [(store.join(d, "s0"), "attributes.json") for d in (directory, store.parent(directory)) if d]
+    node = _decided(path, found)
+    if node is None or up is None:
+        return out
+    if _is_array(node) and _lists(_decided(up, found), store.basename(path)):
+        out += [(d, key) for d in _chain(path) for key in _ANCESTOR_KEYS]
+    elif level is not None and node.kind == "group" and _lists(node, store.basename(level)):
+        if _is_array(_decided(level, found)):
+            out += [(d, key) for d in _chain(path) for key in _ANCESTOR_KEYS] + [(up, key) for key in _READ_KEYS]
+    return out
+
+
+_UNASKED = object()
+
+
+def _first_found(answers: list) -> int | None:
+    """The index of the probe key that decides a directory, once every key before it answered missing."""
+    for index, value in enumerate(answers):
+        if isinstance(value, bytes):
+            return index
+        if value is not None:  # not answered yet (or failed): what comes after cannot decide
+            return None
+    return None
+
+
+def _decided(directory: str, found: Mapping[tuple[str, str], Any]) -> Node | None:
+    """What the answers so far make ``directory``, once they decide it (its .zattrs too for zarr v2)."""
+    first = _first_found([found.get((directory, key), _UNASKED) for key in PROBE_KEYS])
+    if first is None:
+        return None
+    keys = [PROBE_KEYS[first]] + ([".zattrs"] if first in (1, 2) else [])
+    raw = {(directory, key): found.get((directory, key), _UNASKED) for key in keys}
+    if any(value is not None and not isinstance(value, bytes) for value in raw.values()):
+        return None
+    try:
+        return _classify(directory, _docs(directory, raw, keys))
+    except ValueError:
+        return None
+
+
+def _is_array(node: Node | None) -> bool:
+    return node is not None and node.kind == "array"
 
 
 def _gathered(path: str, above: Gathered | None) -> Gathered | None:
     if above is not None and above.node.path == store.parent(path) and above.node.kind == "group":
-        first = _first_level_key(path, above.node)  # asked for in the same round, since the parent is known
+        first = _first_level_key(path, above.node)
         raw = store.read_documents([(path, key) for key in _READ_KEYS] + first)
         node = _classify(path, _docs(path, raw, _READ_KEYS))
         if node is None:
@@ -315,7 +434,6 @@ def _gathered(path: str, above: Gathered | None) -> Gathered | None:
     up = store.parent(path)
     if up is not None and store.is_root(up):
         up = None
-    further = _pool().submit(contextvars.copy_context().run, _read_ancestors, path)  # the caller's retries too
     raw, answered = _read_with_parent(path, up)
     node = _classify(path, _docs(path, raw, _READ_KEYS))
     parent_docs = _parent_docs(up, raw) if answered else None
@@ -328,11 +446,11 @@ def _gathered(path: str, above: Gathered | None) -> Gathered | None:
     if node is None:
         node = _document_less_group(path)
     if node is None:
-        further.cancel()
         return None
-    further_up = further.result()  # awaited even when unused, so no read outlives the call
+    listed = node.kind == "array" and _lists(parent, store.basename(path))  # no further ancestor places it then
+    further_up = () if ended or listed or up is None else _read_ancestors(path)
     first = _first_level_key(path, parent) if node.format == "n5" and node.kind == "array" else []
-    first_level = _first_level(node, first, store.read_documents(first)) if first else None  # one more round
+    first_level = _first_level(node, first, store.read_documents(first)) if first else None
     return Gathered(node, () if ended else _as_document(up, parent) + further_up, first_level)
 
 
@@ -501,7 +619,14 @@ def reach_array(found: Gathered, context: ts.Context | None = None, *, write: bo
 
     def start(way: store.Way):
         tried.append(way)
-        return ts.open({**spec, "kvstore": way.spec}, context=context, read=True, write=write)
+        try:
+            return ts.open({**spec, "kvstore": way.spec}, context=context, read=True, write=write)
+        except ValueError:  # metadata tensorstore cannot take as given: it reads the array document itself
+            if not spec.get("assume_metadata"):
+                raise
+            plain = {k: v for k, v in spec.items() if k not in ("assume_metadata", "metadata", "multiscale_metadata",
+                                                                 "scale_metadata")}
+            return ts.open({**plain, "kvstore": way.spec}, context=context, read=True, write=write)
 
     opened = fmt.c_order(store.on_ways(node.path, start, f"open {node.path}"))
     # the origin reset lives here and nowhere else; bounds are made explicit so reads past them fail

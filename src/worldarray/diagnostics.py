@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Iterator
 from types import FrameType
 
-__all__ = ["MetadataWarning", "UnitsWarning", "logger", "warn", "quiet"]
+__all__ = ["MetadataWarning", "UnitsWarning", "logger", "warn", "quiet", "noticing"]
 
 #: Retries, access fallbacks and other progress notes; never a warning about the data.
 logger = logging.getLogger("worldarray")
@@ -55,8 +55,26 @@ def quiet() -> Iterator[None]:
         _QUIET.reset(token)
 
 
+_NOTICED: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("worldarray_noticed", default=None)
+
+
+@contextlib.contextmanager
+def noticing() -> Iterator[list[str]]:
+    """List every warning the package gives inside the block, ``quiet`` or not: an open that warned is not one whose
+    result may be handed out again without its warnings."""
+    noticed: list[str] = []
+    token = _NOTICED.set(noticed)
+    try:
+        yield noticed
+    finally:
+        _NOTICED.reset(token)
+
+
 def warn(message: str, category: type[Warning] = MetadataWarning) -> None:
     """Warn about the data at the caller's own line (the first frame outside the package), unless ``quiet``."""
+    noticed = _NOTICED.get()
+    if noticed is not None:
+        noticed.append(message)
     if _QUIET.get() and issubclass(category, MetadataWarning):
         return
     warnings.warn(message, category, stacklevel=_caller_level())

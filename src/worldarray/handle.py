@@ -8,14 +8,17 @@ tensorstore. ``wa.metadata`` and ``wa.open_tensorstore`` take the same path, sto
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeAlias
 
 import numpy as np
 import tensorstore as ts
 
-from . import resample, retry, store, write
+from . import resample, retry, rounds, store, write
+from .diagnostics import noticing
 from .detect import Node, Reach, open_array, reach_array, source_of
 from .fields import Placement, exact_value
 from .geometry import Sizes, SizesOrNone, floats, sizes_or_none
@@ -169,8 +172,100 @@ def _spatial_sizes(options: Options, rescale: Sequence[float] | None) -> Callabl
     return lambda placement: spatial_placement(placement, options.units, rescale, _base_unit(options))[0]
 
 
+#: How many opens are kept to be handed out again (``open_level``).
+REMEMBERED_OPENS = 256
+_remembered: collections.OrderedDict[tuple, _Kept] = collections.OrderedDict()
+_remembered_lock = threading.Lock()
+
+
 def open_level(path: str, options: Options, context: ts.Context | None) -> Opened:
-    """Choose, place, convert and open the level ``path`` and ``options`` name."""
+    """Choose, place, convert and open the level ``path`` and ``options`` name.
+
+    What an open found is a function of its arguments and of the documents it read, so an open of the same path
+    with the same arguments reads those documents again, in one round, and when every one is as it was hands out
+    what the last open found without working it out again (the same tensorstore too). An open that warned, or one
+    whose reading failed, is not kept, so every open of it warns or fails as the first did.
+    """
+    key = _open_key(path, options, context)
+    kept = _kept(key)
+    known = None
+    if kept is not None:
+        found = kept.reread(retry.current().attempt_timeout())
+        if found == kept.values:
+            return _again(kept.opened)
+        known = dict(zip(kept.requests, found, strict=True)) if found is not None else None
+    with rounds.remembering(known, own=True, prune=True) as answers, noticing() as noticed:
+        opened = _open_level(path, options, context)
+    if key is not None and not answers.failed and not noticed:
+        reread = store.rereader(list(answers.used))
+        if reread is not None:
+            _keep(key, _Kept(tuple(answers.used), tuple(answers.used.values()), opened, reread))
+    return opened
+
+
+@dataclasses.dataclass(frozen=True)
+class _Kept:
+    """An open kept to be handed out again: the documents it read, their answers, what it found, and how to read
+    the documents again."""
+
+    requests: tuple[tuple[str, str], ...]
+    values: tuple[bytes | None, ...]
+    opened: Opened
+    reread: Callable[[float], tuple | None]
+
+
+def _kept(key: tuple | None) -> _Kept | None:
+    if key is None:
+        return None
+    with _remembered_lock:
+        kept = _remembered.get(key)
+        if kept is not None:
+            _remembered.move_to_end(key)
+        return kept
+
+
+def _keep(key: tuple, kept: _Kept) -> None:
+    with _remembered_lock:
+        _remembered[key] = kept
+        while len(_remembered) > REMEMBERED_OPENS:
+            _remembered.popitem(last=False)
+
+
+def _again(opened: Opened) -> Opened:
+    """A kept open handed out again: the precomputed .gz check, which learns as it reads, starts afresh."""
+    if opened.gzipped is None:
+        return opened
+    return dataclasses.replace(opened, gzipped=dataclasses.replace(opened.gzipped, pending=True))
+
+
+def _open_key(path: str, options: Options, context: ts.Context | None) -> tuple | None:
+    """What an open's result depends on besides its documents; None when an argument cannot be compared."""
+    try:
+        fields = (options.level, options.voxel_size, options.level_mode, options.on_mismatch, options.select,
+                  options.units, options.metadata_conflicts, options.base_voxel_size, options.base_units,
+                  options.anchor, options.strict_units, options.mode, options.store_fill)
+        remote = store.scheme(path) in ("s3", "gs")  # their ways follow the environment and what worked before
+        return (path, _frozen(fields), context, store.ways(path) if remote else None)
+    except TypeError:
+        return None
+
+
+def _frozen(value: Any) -> Any:
+    """``value`` as a hashable key that tells 1 from 1.0 from True; TypeError when it has no such form."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (bool, int, float, np.generic)):
+        return type(value), value
+    if isinstance(value, Mapping):
+        return "mapping", tuple(sorted((str(k), _frozen(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return type(value), tuple(_frozen(v) for v in value)
+    hash(value)
+    return type(value), value
+
+
+def _open_level(path: str, options: Options, context: ts.Context | None) -> Opened:
+    """``open_level`` worked out from the documents."""
     choice = choose(path, options.level, options.voxel_size, options.level_mode, _spatial_sizes(options, None))
     rescale = None
     if options.base_voxel_size is not None:

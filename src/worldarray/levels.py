@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from . import store
+from . import rounds, store
 from .detect import Gathered, Node, gather, probe, scale_key_of, source_of
 from .diagnostics import quiet, warn
 from .fields import Document, Placement, Source
@@ -160,7 +160,11 @@ def resolve(path: str, level: Level = None, found: Gathered | None = None) -> Ga
     FileNotFoundError
         When nothing is at ``path``.
     """
-    found = found or gather(path)
+    with rounds.remembering():
+        return _resolved(path, level, found or gather(path, level=level))
+
+
+def _resolved(path: str, level: Level, found: Gathered) -> Gathered:
     node = found.node
     if node.kind == "array":
         if level not in (None, 0, "first"):
@@ -370,9 +374,15 @@ def choose(path: str, level: Level = None, voxel_size: SizesOrNone | None = None
 
     An array path is that array whatever the voxel size. A group path with a voxel size and no
     level picks by ``select_level(..., level_mode)`` over ``sizes(placement)``, each level's spatial
-    voxel size in the caller's units, read from the group document when it lists them.
+    voxel size in the caller's units, read from the group document when it lists them. A level given by name is
+    read in the same round as the path.
     """
-    found = gather(path)
+    with rounds.remembering():
+        return _choose(path, level, voxel_size, level_mode, sizes)
+
+
+def _choose(path: str, level: Level, voxel_size: SizesOrNone | None, level_mode: str, sizes) -> Choice:
+    found = gather(path, level=level)
     node = found.node
     if node.kind == "array":
         found = resolve(path, level, found)

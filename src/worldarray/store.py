@@ -16,6 +16,7 @@ call. The path helpers of ``paths`` are public here too.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import threading
@@ -25,10 +26,11 @@ from typing import Any, TypeVar
 
 import tensorstore as ts
 
-from . import machine, retry
-from .context import locking_context, one_request, shared_context, watch
+from . import connections, machine, retry, rounds
+from .context import few_connections, locking_context, one_request, shared_context, watch
 from .diagnostics import logger
 from .machine import aws_credentials_configured, on_google_cloud
+from .rounds import is_refusal
 from .paths import REMOTE_SCHEMES, basename, is_remote, is_root, join, normalize, parent, scheme, split, url
 
 __all__ = [
@@ -43,7 +45,6 @@ T = TypeVar("T")
 GUARD_GCE_METADATA = True
 
 _DRIVERS = {"file": "file", "memory": "memory", "http": "http", "https": "http", "s3": "s3", "gs": "gcs"}
-_REFUSALS = ("PERMISSION_DENIED", "UNAUTHENTICATED")
 _GCS_PUBLIC_URL = "https://storage.googleapis.com"
 # tensorstore asks for a document once (``context.one_request``): its retries are read_documents' alone
 # (retry.ERROR_PAUSES after an error answer, the governing policy's attempts after no answer), so the two budgets
@@ -136,15 +137,10 @@ def ways(path: str | os.PathLike) -> tuple[Way, ...]:
     """
     normalized = normalize(path)
     name = scheme(normalized)
-    root, segments = split(normalized)
-    prefix = "".join(segment + "/" for segment in segments)
-    if name == "file":
-        found = [Way("file", {"driver": "file", "path": "/" + prefix})]
-    elif name == "memory":
-        found = [Way("memory", {"driver": "memory", "path": prefix})]
-    elif name in ("http", "https"):
-        found = [Way("http", {"driver": "http", "base_url": root, "path": "/" + prefix})]
-    elif name == "s3":
+    if name not in ("s3", "gs"):
+        return _one_way(normalized)
+    root, prefix = _below(normalized)
+    if name == "s3":
         found = _s3_ways(root[len("s3://") :], prefix)
     else:
         found = _gs_ways(root[len("gs://") :], prefix)
@@ -153,13 +149,16 @@ def ways(path: str | os.PathLike) -> tuple[Way, ...]:
     return tuple(sorted(found, key=lambda way: way.name != first))
 
 
-def is_refusal(error: BaseException) -> bool:
-    """Return True when the store refused this way of asking (PERMISSION_DENIED or UNAUTHENTICATED).
-
-    >>> is_refusal(ValueError("PERMISSION_DENIED: Forbidden [HTTP code 403]"))
-    True
-    """
-    return str(error).startswith(_REFUSALS)
+@functools.lru_cache(maxsize=4096)
+def _one_way(normalized: str) -> tuple[Way, ...]:
+    """The one way of reaching a local, memory or http(s) path, which nothing but the path decides."""
+    name = scheme(normalized)
+    root, prefix = _below(normalized)
+    if name == "file":
+        return (Way("file", {"driver": "file", "path": "/" + prefix}),)
+    if name == "memory":
+        return (Way("memory", {"driver": "memory", "path": prefix}),)
+    return (Way("http", {"driver": "http", "base_url": root, "path": "/" + prefix}),)
 
 
 class _Fallback:
@@ -210,6 +209,8 @@ class _Fallback:
         found something, or settled the keys itself, is remembered.
         """
         found = {request: None if isinstance(value, BaseException) else value for request, value in outcome.items()}
+        if any(isinstance(value, rounds.Failed) for value in found.values()):
+            return found  # an answer that is no document: raised to whoever asks for it, under this way
         if all(isinstance(value, BaseException) for value in outcome.values()):
             if self.unconfirmed and self.index + 1 == len(self.ways):
                 return found  # the earlier way's "missing" stands
@@ -318,86 +319,17 @@ def _metadata_spec(way: Way) -> dict:
     return {**way.spec, "context": {resource: one_request()}} if resource else way.spec
 
 
+@functools.lru_cache(maxsize=4096)
+def _below(directory: str) -> tuple[str, str]:
+    """A normalised directory's store root and its keys' prefix under the root's way."""
+    root, segments = split(directory)
+    return root, "".join(segment + "/" for segment in segments)
+
+
 def _start_reads(way: Way, requests: Sequence[_Request], context, wait: float) -> dict[_Request, Any]:
     """Issue every read of one store under one way; the caller gathers the futures."""
     kvstore = open_kvstore(_metadata_spec(way), context, timeout=wait)
-    return {request: kvstore.read("/".join([*split(request[0])[1], request[1]])) for request in requests}
-
-
-class _ErrorAnswer(OSError):
-    """Documents answered with an error worth asking again (``retry.is_transient``: a 5xx, a 429, a dropped
-    connection), naming their URLs."""
-
-
-def _gather(request: _Request, future, deadline: float) -> bytes | None | BaseException:
-    """The document, None when missing, or the error when it is a refusal or an error answer worth asking again;
-    TimeoutError when late; any other error raised naming the URL."""
-    try:
-        result = future.result(timeout=max(deadline - time.monotonic(), 0.0))
-    except TimeoutError:
-        future.cancel()
-        raise
-    except Exception as error:
-        if is_refusal(error) or retry.is_transient(error):
-            return error
-        raise OSError(f"{url(*request)}: {error}") from error
-    return bytes(result.value) if result.state == "value" else None
-
-
-class _Round:
-    """Every request of every store, read under each store's current way; what is late or answered with an error
-    worth asking again is asked again by the next round."""
-
-    def __init__(self, batch: dict[str, tuple[Way, list[_Request]]], context) -> None:
-        self.batch, self.context = batch, context
-        self.outcomes: dict[str, dict[_Request, Any]] = {root: {} for root in batch}
-        self.pending = {root: list(requests) for root, (_, requests) in batch.items()}
-
-    def __call__(self, wait: float) -> dict[str, dict[_Request, Any]]:
-        late: dict[str, list[_Request]] = {}
-        futures = self._start(wait, late)
-        deadline = time.monotonic() + wait
-        failed: dict[_Request, BaseException] = {}
-        for (root, request), future in futures.items():
-            try:
-                outcome = _gather(request, future, deadline)
-            except TimeoutError:
-                late.setdefault(root, []).append(request)
-                continue
-            if isinstance(outcome, BaseException) and not is_refusal(outcome):
-                late.setdefault(root, []).append(request)
-                failed[request] = outcome
-                continue
-            self.outcomes[root][request] = outcome
-        self.pending = late
-        names = ", ".join(url(*request) for requests in late.values() for request in requests)
-        if failed and len(failed) == sum(map(len, late.values())):  # all answered, some with errors
-            raise _ErrorAnswer(f"{names}: {next(iter(failed.values()))}")
-        if late:
-            raise TimeoutError(f"{names}: no answer within {wait:g} s")
-        return self.outcomes
-
-    def _start(self, wait: float, late: dict[str, list[_Request]]) -> dict[tuple[str, _Request], Any]:
-        """Issue the pending reads of every store; a store that does not open in time is late whole."""
-        futures = {}
-        for root, requests in self.pending.items():
-            try:
-                started = _start_reads(self.batch[root][0], requests, self.context, wait)
-            except TimeoutError:
-                late[root] = list(requests)
-                continue
-            except Exception as error:
-                if not is_refusal(error):
-                    raise OSError(f"{url(*requests[0])}: the store did not open: {error}") from error
-                self.outcomes[root].update(dict.fromkeys(requests, error))
-                continue
-            futures.update({(root, request): future for request, future in started.items()})
-        return futures
-
-
-def _asked_again(error: BaseException) -> bool:
-    """Whether read_documents asks again after ``error``: no answer, or an error answer worth asking again."""
-    return isinstance(error, (TimeoutError, _ErrorAnswer))
+    return {request: kvstore.read(_below(request[0])[1] + request[1]) for request in requests}
 
 
 def read_documents(requests: Sequence[tuple[str, str]], *, context: ts.Context | None = None,
@@ -413,7 +345,9 @@ def read_documents(requests: Sequence[tuple[str, str]], *, context: ts.Context |
     no answer are asked again at once, attempt k waiting ``attempt_timeout(0) * k``, up to ``max_attempts``
     (by default 5 s times k over ten attempts, 275 s); keys answered with an error worth asking again
     (``retry.is_transient``) are asked again after ``retry.ERROR_PAUSES`` times ``base_delay`` (by default
-    0.2, 0.4, 0.8, 1.6 and 2 s: six requests over five seconds), then the error is raised.
+    0.2, 0.4, 0.8, 1.6 and 2 s: six requests over five seconds), then the error is raised. Inside a
+    ``rounds.remembering`` block a document already read there is not read again (``prefetch``). A plain-http
+    server that closes every connection is sent ``connections.FEW`` requests at once.
 
     Parameters
     ----------
@@ -445,29 +379,127 @@ def read_documents(requests: Sequence[tuple[str, str]], *, context: ts.Context |
     >>> read_documents([("memory://nowhere", "zarr.json")])
     {('memory://nowhere', 'zarr.json'): None}
     """
-    groups: dict[str, list[_Request]] = {}
+    policy = _policy(timeout, attempts)
+    answers = rounds.current()
+    if answers is None:
+        return _read(list(requests), context, policy)  # type: ignore[return-value]
+    return answers.serve(list(requests), lambda missing: _read(missing, context, policy, keep_failures=True))
+
+
+def prefetch(requests: Sequence[tuple[str, str]], moot: rounds.Moot | None = None) -> None:
+    """Read ``requests`` into the ``rounds.remembering`` block the caller is in, in one round, so that a later
+    ``read_documents`` of them is answered from memory; a failure is kept and raised to whoever asks. Outside a
+    block this does nothing.
+
+    ``requests`` come most decisive first. In a block that prunes, ``moot(answers)`` names those the answers make
+    pointless: they read as missing, and a store sent few requests at once (``connections``) never sends them.
+    """
+    answers = rounds.current()
+    if answers is None:
+        return
+    missing = [request for request in dict.fromkeys(requests) if request not in answers.known]
+    moot = moot if answers.prune else None
+    if missing:
+        found = _read(missing, None, _policy(None, None), keep_failures=True, moot=moot)
+        answers.known.update(found)
+        if moot is not None:
+            answers.known.update(dict.fromkeys([r for r in missing if r not in found], rounds.MOOT))
+    if moot is not None:
+        pointless = set(moot({request: answers.known.get(request) for request in requests}))
+        answers.known.update(dict.fromkeys([r for r in requests if r in pointless and r not in answers.used],
+                                           rounds.MOOT))
+
+
+def rereader(requests: Sequence[tuple[str, str]]) -> Callable[[float], tuple | None] | None:
+    """A function that reads ``requests`` again in one round and gives their answers in order, at least cost: the
+    same kvstores, no fallback, no second attempt; it gives None when anything is not a plain answer (an error,
+    no answer within its ``wait`` seconds), for the caller to read them the full way. None for stores with more
+    than one way (s3, gs)."""
+    pairs = []
     for directory, key in requests:
-        request = (normalize(directory), key)
-        stored = groups.setdefault(split(request[0])[0], [])
-        if request not in stored:
-            stored.append(request)
-    fallbacks = {root: _Fallback(root, label=url(*found[0])) for root, found in groups.items()}
-    documents: dict[_Request, bytes | None] = {}
+        normalized = normalize(directory)
+        root, prefix = _below(normalized)
+        if scheme(normalized) in ("s3", "gs"):
+            return None
+        limit = connections.learned(root) or None if root.startswith("http://") else None
+        context = None if limit is None else few_connections(_default_context(), limit)  # type: ignore[arg-type]
+        pairs.append((open_kvstore(_metadata_spec(_one_way(root)[0]), context), prefix + key))
+    return functools.partial(_reread, pairs)
+
+
+def _reread(pairs: list[tuple[ts.KvStore, str]], wait: float) -> tuple | None:
+    futures = [kvstore.read(key) for kvstore, key in pairs]
+    deadline = time.monotonic() + wait
+    found = []
+    for future in futures:
+        try:
+            result = future.result(timeout=max(deadline - time.monotonic(), 0.0))
+        except Exception:  # read again the full way, which retries and names what went wrong
+            for pending in futures:
+                pending.cancel()
+            return None
+        found.append(bytes(result.value) if result.state == "value" else None)
+    return tuple(found)
+
+
+def _policy(timeout: float | None, attempts: int | None) -> retry.Retry:
     policy = retry.current()
     if timeout is not None or attempts is not None:
         policy = dataclasses.replace(policy, timeout=timeout or policy.timeout,
                                      max_attempts=attempts or policy.max_attempts)
+    return policy
+
+
+def _read(requests: list[_Request], context: ts.Context | None, policy: retry.Retry, *, keep_failures: bool = False,
+          moot: rounds.Moot | None = None) -> dict[_Request, Any]:
+    """``read_documents`` outside any block: with ``keep_failures`` a failed document is ``rounds.Failed`` in the
+    result instead of raised, and documents ``moot`` made pointless are left out."""
+    named = {directory: normalize(directory) for directory in {directory for directory, _ in requests}}
+    groups: dict[str, dict[_Request, None]] = {}
+    for directory, key in requests:
+        groups.setdefault(_below(named[directory])[0], {})[(named[directory], key)] = None
+    firsts = {root: next(iter(found)) for root, found in groups.items()}
+    fallbacks = {root: _Fallback(root, label=url(*first)) for root, first in firsts.items()}
+    limits = {root: connections.limit(root, _below(first[0])[1] + first[1], policy.attempt_timeout())
+              for root, first in firsts.items() if root.startswith("http://")}
+
+    def start(root: str, pending: list[_Request], wait: float) -> dict[_Request, Any]:
+        limit = limits.get(root)
+        chosen = context if limit is None else few_connections(context or _default_context(), limit)
+        return _start_reads(fallbacks[root].way, pending, chosen, wait)
+
+    documents: dict[_Request, Any] = {}
+    pruning = moot if any(limits.values()) else None  # answers waited for as they come only where it saves requests
     while fallbacks:
-        batch = {root: (fallback.way, groups[root]) for root, fallback in fallbacks.items()}
-        what = ", ".join(url(*found[0]) for found in groups.values())
-        answered = policy.call(_Round(batch, context), policy.attempt_timeout(), what, retry_on=_asked_again,
-                               errors=retry.ERROR_PAUSES)
-        for root, outcome in answered.items():
-            settled = fallbacks[root].settle(outcome)
-            if settled is not None:
-                documents.update(settled)
-                del fallbacks[root]
-    return {(directory, key): documents[(normalize(directory), key)] for directory, key in requests}
+        round_ = rounds.Round({root: list(groups[root]) for root in fallbacks}, start, pruning, keep_failures)
+        what = ", ".join(url(*first) for first in firsts.values())
+        try:
+            answered = policy.call(round_, policy.attempt_timeout(), what, retry_on=rounds.asked_again,
+                                   errors=retry.ERROR_PAUSES)
+        except (TimeoutError, rounds.ErrorAnswer) as error:
+            if not keep_failures:
+                raise
+            documents.update({r: rounds.Failed(error) for late in round_.pending.values() for r in late})
+            answered = round_.outcomes
+        _settle_all(answered, fallbacks, groups, documents, keep_failures)
+    return {(directory, key): documents[(named[directory], key)] for directory, key in requests
+            if (named[directory], key) in documents}
+
+
+def _settle_all(answered: Mapping[str, Mapping[_Request, Any]], fallbacks: dict[str, _Fallback],
+                groups: Mapping[str, Mapping[_Request, None]], documents: dict[_Request, Any],
+                keep_failures: bool) -> None:
+    """Each store's answers under its way: its documents, or its next way asked (``_Fallback.settle``)."""
+    for root, outcome in answered.items():
+        try:
+            settled: dict[_Request, Any] | None = fallbacks[root].settle(outcome) if outcome else {}
+        except PermissionError as error:
+            if not keep_failures:
+                raise
+            settled = {request: rounds.Failed(error) for request in groups[root]}
+        if settled is not None:
+            documents.update({r: v for r, v in settled.items() if r not in documents})
+            del fallbacks[root]
 
 
 def on_ways(path: str, start: Callable[[Way], Any], what: str, nbytes: int = 0) -> Any:

@@ -1,0 +1,82 @@
+"""A plain-http server that closes every connection after one answer is sent at most ``FEW`` requests at once.
+
+``python -m http.server`` speaks HTTP/1.0: every request is a new connection, and its listen backlog is 5, so a
+dozen requests sent at once overflow it and the connections dropped wait a second for TCP to try again. Whether a
+server keeps connections open is learned once per host and process, by one HEAD request, before the first request
+of its documents; a server that keeps them (HTTP/1.1 keep-alive) is sent every request at once. https, s3 and gs
+stores and hosts reached through a proxy are not asked: their servers take many connections.
+"""
+
+from __future__ import annotations
+
+import http.client
+import threading
+import urllib.parse
+import urllib.request
+
+from .diagnostics import logger
+
+__all__ = ["FEW", "limit", "learned", "forget"]
+
+#: Requests sent at once to a server that closes every connection: fewer than ``python -m http.server``'s backlog
+#: of 5, so no connection attempt is dropped even with one more client (a viewer) connecting.
+FEW = 4
+
+_lock = threading.Lock()
+_limits: dict[str, int | None] = {}
+
+
+def learned(root: str) -> int | None | bool:
+    """The limit learned for the store root ``root`` ("http://host:port"), or False when none is learned yet."""
+    with _lock:
+        return _limits.get(root, False)
+
+
+def limit(root: str, path: str, timeout: float) -> int | None:
+    """The requests sent at once to the store root ``root``: None (no limit) or ``FEW``.
+
+    The first call for a plain ``http://`` root asks the server for ``path`` (a key below the root) with one HEAD
+    request, waiting up to ``timeout`` seconds: an answer in HTTP/1.1 that keeps the connection means no limit; an
+    HTTP/1.0 answer, one that closes the connection, or no answer at all means ``FEW``. Later calls answer at once.
+    """
+    if not root.startswith("http://"):
+        return None
+    found = learned(root)
+    if found is not False:
+        return found  # type: ignore[return-value]
+    chosen = None if _proxied(root) else _asked(root, path, timeout)
+    with _lock:
+        _limits.setdefault(root, chosen)
+        return _limits[root]
+
+
+def forget() -> None:
+    """Forget every limit learned (for tests)."""
+    with _lock:
+        _limits.clear()
+
+
+def _proxied(root: str) -> bool:
+    """Whether requests to ``root`` go through a proxy named in the environment (curl reads the same variables)."""
+    host = urllib.parse.urlsplit(root).hostname or ""
+    bypass = urllib.request.proxy_bypass_environment  # type: ignore[attr-defined]  # public, yet not in typeshed
+    return "http" in urllib.request.getproxies_environment() and not bypass(host)
+
+
+def _asked(root: str, path: str, timeout: float) -> int | None:
+    """One HEAD request for ``path``: None when the answer keeps the connection open, else ``FEW``."""
+    where = urllib.parse.urlsplit(root)
+    connection = http.client.HTTPConnection(where.hostname or "", where.port, timeout=timeout)
+    try:
+        connection.request("HEAD", "/" + urllib.parse.quote(path.lstrip("/")))
+        answer = connection.getresponse()
+        keeps = answer.version >= 11 and not answer.will_close
+    except (OSError, http.client.HTTPException) as error:
+        logger.info("%s: no answer to a HEAD request (%s); sending it %d requests at once", root, error, FEW)
+        return FEW
+    finally:
+        connection.close()
+    if not keeps:
+        logger.info("%s: closes every connection (HTTP/1.%d); sending it %d requests at once", root,
+                    answer.version % 10, FEW)
+    return None if keeps else FEW
