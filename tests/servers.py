@@ -16,15 +16,25 @@ import http.client
 import http.server
 import pathlib
 import socket
+import struct
+import sys
 import threading
+import time
 import urllib.parse
 from collections.abc import Callable, Iterator
 
 import pytest
 
+from worldarray import connections
+
 __all__ = [
     "QuietDirectoryHandler",
     "running",
+    "Rounds",
+    "serve_rounds",
+    "Backlog",
+    "serve_like_http_server",
+    "listen_queue",
     "HOLD",
     "Asked",
     "Gateway",
@@ -66,6 +76,7 @@ def running(handler) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join()
+        connections.forget(f"http://127.0.0.1:{server.server_address[1]}")  # another server may take the port
 
 
 @contextlib.contextmanager
@@ -196,6 +207,185 @@ def serve_gateway(upstream: str, decide: Callable[[Asked], int | str | None]) ->
         server.shutdown()
         server.server_close()
         thread.join()
+        connections.forget(f"http://127.0.0.1:{server.server_address[1]}")
+
+
+# -- servers that count rounds and pending connections ----------------------------------------------------
+
+
+class _KeepAliveFiles(http.server.SimpleHTTPRequestHandler):
+    """Serves a directory over HTTP/1.1, keeping the connection after a missing file too, as a store's server does."""
+
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+
+    def send_missing(self) -> bool:
+        target = pathlib.Path(self.directory, urllib.parse.urlsplit(self.path).path.lstrip("/"))
+        if target.is_file():
+            return False
+        self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+        return True
+
+    def log_message(self, format, *args):  # noqa: A002
+        pass
+
+
+@dataclasses.dataclass
+class Rounds:
+    """What a rounds server was asked: how often each path was asked for (GET), and the paths of each round."""
+
+    url: str
+    asked: collections.Counter = dataclasses.field(default_factory=collections.Counter)
+    released: list = dataclasses.field(default_factory=list)  # per round, the paths answered together
+
+    @property
+    def rounds(self) -> int:
+        return len(self.released)
+
+    @property
+    def requests(self) -> int:
+        return sum(self.asked.values())
+
+    def twice(self) -> list[str]:
+        """The paths asked for more than once."""
+        return sorted(path for path, n in self.asked.items() if n > 1)
+
+    def reset(self) -> None:
+        self.asked.clear()
+        self.released.clear()
+
+
+class _Gate:
+    """Holds every request until none has arrived for ``quiet`` seconds, then lets all of them through at once."""
+
+    def __init__(self, quiet: float, counted: Rounds) -> None:
+        self.quiet, self.counted = quiet, counted
+        self.condition = threading.Condition()
+        self.held: list[str] = []
+        self.last = 0.0
+        self.batch = 0
+        self.stopped = False
+
+    def pass_through(self, path: str) -> None:
+        with self.condition:
+            self.counted.asked[path] += 1
+            self.held.append(path)
+            self.last = time.monotonic()
+            batch = self.batch
+            self.condition.notify_all()
+            while self.batch == batch and not self.stopped:
+                self.condition.wait()
+
+    def release_when_quiet(self) -> None:
+        with self.condition:
+            while not self.stopped:
+                if self.held and time.monotonic() - self.last >= self.quiet:
+                    self.counted.released.append(sorted(self.held))
+                    self.held, self.batch = [], self.batch + 1
+                    self.condition.notify_all()
+                self.condition.wait(timeout=self.quiet / 10)
+
+    def stop(self) -> None:
+        with self.condition:
+            self.stopped = True
+            self.condition.notify_all()
+
+
+@contextlib.contextmanager
+def serve_rounds(root: pathlib.Path, quiet: float = 0.1) -> Iterator[Rounds]:
+    """Serve the files under ``root`` over HTTP/1.1 with keep-alive, holding every GET until no new request has
+    arrived for ``quiet`` seconds and then answering all those held at once: each release is one round, however long
+    the client takes. Other methods (the HEAD that tells a server's connections) are answered at once, uncounted."""
+    counted = Rounds("")
+    gate = _Gate(quiet, counted)
+
+    class Handler(_KeepAliveFiles):
+        def do_GET(self):  # noqa: N802 - the base class's name
+            gate.pass_through(urllib.parse.urlsplit(self.path).path)
+            if not self.send_missing():
+                super().do_GET()
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(root)))
+    server.daemon_threads = True
+    threads = [threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True),
+               threading.Thread(target=gate.release_when_quiet, daemon=True)]
+    for thread in threads:
+        thread.start()
+    counted.url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        yield counted
+    finally:
+        gate.stop()
+        server.shutdown()
+        server.server_close()
+        for thread in threads:
+            thread.join()
+        connections.forget(counted.url)
+
+
+_TCP_LISTEN = 10
+
+
+def listen_queue(listener: socket.socket) -> tuple[int, int]:
+    """(connections waiting to be accepted, the backlog) of a listening socket, from the kernel (Linux TCP_INFO: for
+    a listening socket ``tcpi_unacked`` is the accept queue's length and ``tcpi_sacked`` its backlog)."""
+    info = listener.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+    if info[0] != _TCP_LISTEN:
+        raise OSError("not a listening socket")
+    return struct.unpack_from("II", info, 24)
+
+
+@dataclasses.dataclass
+class Backlog:
+    """A server made as ``python -m http.server`` makes it: its URL, its backlog, and the length of its accept queue
+    seen before each accept (every connection attempt pending at that moment)."""
+
+    url: str
+    backlog: int = 5
+    queued: list[int] = dataclasses.field(default_factory=list)
+
+
+class _HttpServer(http.server.ThreadingHTTPServer):
+    """``python -m http.server``'s server, whose accepts wait until its accept queue has not grown for ``settle``
+    seconds: whatever a client has pending at once is then in the queue together, and measured there."""
+
+    daemon_threads = True
+    request_queue_size = 5
+    settle = 0.01
+    seen: Backlog
+
+    def get_request(self):
+        length, since = -1, time.monotonic()
+        while True:
+            now, backlog = listen_queue(self.socket)
+            if now != length:
+                length, since = now, time.monotonic()
+            elif time.monotonic() - since >= self.settle:
+                break
+            time.sleep(self.settle / 10)
+        self.seen.queued.append(length)
+        return super().get_request()
+
+
+@contextlib.contextmanager
+def serve_like_http_server(root: pathlib.Path) -> Iterator[Backlog]:
+    """``python -m http.server`` over ``root``: HTTP/1.0 (a connection per request) and a listen backlog of 5, whose
+    accept queue is measured before each accept (``_HttpServer``); Linux only."""
+    if sys.platform != "linux" or not hasattr(socket, "TCP_INFO"):
+        pytest.skip("the accept queue is read with Linux's TCP_INFO")
+    server = _HttpServer(("127.0.0.1", 0), functools.partial(QuietDirectoryHandler, directory=str(root)))
+    server.seen = Backlog(f"http://127.0.0.1:{server.server_address[1]}", listen_queue(server.socket)[1])
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+    thread.start()
+    try:
+        yield server.seen
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+        connections.forget(server.seen.url)
 
 
 @pytest.fixture

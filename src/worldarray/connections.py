@@ -36,24 +36,32 @@ def limit(root: str, path: str, timeout: float) -> int | None:
     """The requests sent at once to the store root ``root``: None (no limit) or ``FEW``.
 
     The first call for a plain ``http://`` root asks the server for ``path`` (a key below the root) with one HEAD
-    request, waiting up to ``timeout`` seconds: an answer in HTTP/1.1 that keeps the connection means no limit; an
-    HTTP/1.0 answer, one that closes the connection, or no answer at all means ``FEW``. Later calls answer at once.
+    request, waiting up to ``timeout`` seconds: an answer in HTTP/1.1 that keeps the connection means no limit, an
+    HTTP/1.0 answer or one that closes the connection means ``FEW``, and later calls answer at once; no answer at
+    all means ``FEW`` this time, and the server is asked again next time.
     """
     if not root.startswith("http://"):
         return None
     found = learned(root)
     if found is not False:
         return found  # type: ignore[return-value]
-    chosen = None if _proxied(root) else _asked(root, path, timeout)
+    if _proxied(root):
+        chosen: int | None | bool = None
+    else:
+        chosen = _asked(root, path, timeout)
+        if chosen is False:  # no answer: few requests this time, and the server is asked again next time
+            return FEW
     with _lock:
-        _limits.setdefault(root, chosen)
-        return _limits[root]
+        return _limits.setdefault(root, chosen)  # type: ignore[return-value]
 
 
-def forget() -> None:
-    """Forget every limit learned (for tests)."""
+def forget(root: str | None = None) -> None:
+    """Forget the limit learned for ``root``, or every one (a server stopped, another started on its port)."""
     with _lock:
-        _limits.clear()
+        if root is None:
+            _limits.clear()
+        else:
+            _limits.pop(root, None)
 
 
 def _proxied(root: str) -> bool:
@@ -63,8 +71,9 @@ def _proxied(root: str) -> bool:
     return "http" in urllib.request.getproxies_environment() and not bypass(host)
 
 
-def _asked(root: str, path: str, timeout: float) -> int | None:
-    """One HEAD request for ``path``: None when the answer keeps the connection open, else ``FEW``."""
+def _asked(root: str, path: str, timeout: float) -> int | None | bool:
+    """One HEAD request for ``path``: None when the answer keeps the connection open, ``FEW`` when it does not,
+    False when there is no answer."""
     where = urllib.parse.urlsplit(root)
     connection = http.client.HTTPConnection(where.hostname or "", where.port, timeout=timeout)
     try:
@@ -73,7 +82,7 @@ def _asked(root: str, path: str, timeout: float) -> int | None:
         keeps = answer.version >= 11 and not answer.will_close
     except (OSError, http.client.HTTPException) as error:
         logger.info("%s: no answer to a HEAD request (%s); sending it %d requests at once", root, error, FEW)
-        return FEW
+        return False
     finally:
         connection.close()
     if not keeps:

@@ -20,7 +20,7 @@ from typing import Any
 import tensorstore as ts
 
 from . import retry, rounds, store
-from .context import retry_context, shared_context, watch
+from .context import few_connections, retry_context, shared_context, watch
 from .fields import Document, Source
 from .metadata import level_position, n5_group_factors
 from .ome import multiscales_of, walk
@@ -615,6 +615,9 @@ def reach_array(found: Gathered, context: ts.Context | None = None, *, write: bo
     fmt = FORMATS[node.format]
     spec = {**fmt.spec(node), **({"store_data_equal_to_fill_value": True} if store_fill else {}), "open": True}
     context = watch(context if context is not None else shared_context())
+    limit = store.at_once(node.path)
+    if limit is not None:  # a server that closes every connection is sent few reads at once too
+        context = few_connections(context, limit)
     tried: list[store.Way] = []
 
     def start(way: store.Way):

@@ -16,7 +16,7 @@ from typing import Any, overload
 import tensorstore as ts
 from numpy.typing import DTypeLike
 
-from . import retry, store, write
+from . import retry, rounds, store, write
 from .array import WorldArray
 from .detect import Gathered, gather, source_of
 from .diagnostics import quiet
@@ -185,12 +185,15 @@ class Pyramid:
         self.mode = mode
         self._context, self._units, self._select, self._conflicts = context, units, select, metadata_conflicts
         self._retries = retries
-        with retry.governing(retries):
-            self._read_group(gather(store.normalize(path)))
+        self._read_group(store.normalize(path))
         self._opened: dict[str, WorldArray] = {}
 
-    def _read_group(self, found: Gathered) -> None:
-        self._group = _group_of(found)
+    def _read_group(self, path: str) -> None:
+        """Read the group's documents afresh; its levels are opened with them, never reading them again."""
+        with retry.governing(self._retries), rounds.remembering(own=True) as answers:
+            self._group = _group_of(gather(path))
+        self._known = {request: value for request, value in answers.known.items()
+                       if value is None or isinstance(value, bytes)}
         self.path = self._group.node.path
         self.names: tuple[str, ...] = level_names(self._group.node)
         if not self.names:
@@ -221,9 +224,10 @@ class Pyramid:
         takes them."""
         name = self._name(level)
         if name not in self._opened:
-            self._opened[name] = WorldArray(self.path, level=name, context=self._context, units=self._units,
-                                            select=self._select, metadata_conflicts=self._conflicts, mode=self.mode,
-                                            retries=self._retries)
+            with rounds.remembering(self._known):
+                self._opened[name] = WorldArray(self.path, level=name, context=self._context, units=self._units,
+                                                select=self._select, metadata_conflicts=self._conflicts,
+                                                mode=self.mode, retries=self._retries)
         return self._opened[name]
 
     def select(self, voxel_size: SizesOrNone, mode: str = "floor") -> WorldArray:
@@ -241,7 +245,7 @@ class Pyramid:
             found = Gathered(dataclasses.replace(node, kind="array", scale_key=name), ())
         else:
             try:
-                with retry.governing(self._retries):
+                with retry.governing(self._retries), rounds.remembering(self._known):
                     found = gather(store.join(self.path, name), above=self._group)
             except FileNotFoundError as error:
                 raise FileNotFoundError(f"{self.path}: level {name!r} is listed but its array is missing: "
@@ -332,8 +336,7 @@ class Pyramid:
                        codecs=(found_codecs or "none") if codecs is None else codecs, attrs=attrs,
                        exists=exists, axis_types=group_axis_types(self._group.node.attrs, source.axes),
                        context=self._context, retries=self._retries)
-        with retry.governing(self._retries):
-            self._read_group(gather(self.path))
+        self._read_group(self.path)
         return level
 
 

@@ -397,8 +397,11 @@ def prefetch(requests: Sequence[tuple[str, str]], moot: rounds.Moot | None = Non
     answers = rounds.current()
     if answers is None:
         return
-    missing = [request for request in dict.fromkeys(requests) if request not in answers.known]
     moot = moot if answers.prune else None
+    missing = [request for request in dict.fromkeys(requests) if request not in answers.known]
+    if missing and moot is not None:  # what is known already may make some pointless before any is sent
+        pointless = set(moot({request: answers.known[request] for request in requests if request in answers.known}))
+        missing = [request for request in missing if request not in pointless]
     if missing:
         found = _read(missing, None, _policy(None, None), keep_failures=True, moot=moot)
         answers.known.update(found)
@@ -408,6 +411,13 @@ def prefetch(requests: Sequence[tuple[str, str]], moot: rounds.Moot | None = Non
         pointless = set(moot({request: answers.known.get(request) for request in requests}))
         answers.known.update(dict.fromkeys([r for r in requests if r in pointless and r not in answers.used],
                                            rounds.MOOT))
+
+
+def at_once(path: str) -> int | None:
+    """How many requests the server of ``path`` is sent at once: ``connections.FEW`` for a plain-http server that
+    closes every connection (learned when its documents were read), else None (no limit of ours)."""
+    root = _below(normalize(path))[0]
+    return (connections.learned(root) or None) if root.startswith("http://") else None  # type: ignore[return-value]
 
 
 def rereader(requests: Sequence[tuple[str, str]]) -> Callable[[float], tuple | None] | None:
@@ -421,8 +431,8 @@ def rereader(requests: Sequence[tuple[str, str]]) -> Callable[[float], tuple | N
         root, prefix = _below(normalized)
         if scheme(normalized) in ("s3", "gs"):
             return None
-        limit = connections.learned(root) or None if root.startswith("http://") else None
-        context = None if limit is None else few_connections(_default_context(), limit)  # type: ignore[arg-type]
+        limit = at_once(root)
+        context = None if limit is None else few_connections(_default_context(), limit)
         pairs.append((open_kvstore(_metadata_spec(_one_way(root)[0]), context), prefix + key))
     return functools.partial(_reread, pairs)
 
