@@ -3,24 +3,30 @@
 Builds, in a temporary directory, one two-level pyramid per format: an OME-NGFF 0.5 zarr v3 group ``g3.zarr``, an
 OME-NGFF 0.4 zarr v2 group ``g2.zarr``, an N5 group ``g.n5`` (COSEM-style ``multiscales`` in its attributes) and a
 precomputed volume ``vol`` (scales ``8_8_8`` and ``16_16_16``), each level 64^3 uint8 in 32^3 chunks. Then times
-opening level s1 (the second scale) two ways, each against its floor, ``ts.open`` of that level on
-``wa.shared_context()`` (tensorstore reading the array document itself):
+opening the second level two ways, each against its floor, ``ts.open`` of that level on ``wa.shared_context()``
+(tensorstore reading the array document itself):
 
 - the level path: ``wa.open(".../g3.zarr/s1")``, ``wa.open(".../vol/16_16_16")``;
 - the group and a named level: ``wa.open(".../g3.zarr", level="s1")``; for precomputed ``level=1``.
 
+Each twice: an open of a path opened before (what the tasks of a job do; worldarray reads again the documents that
+decided the last open and, when they are unchanged, hands out what it found), and a first open (``, first``: what
+worldarray kept of earlier opens forgotten before each).
+
 Locally (a plain path), and over two loopback HTTP servers that hold every answer 10 ms: one speaking HTTP/1.1 with
 keep-alive (as a store's server does), one made as ``python -m http.server`` makes it (HTTP/1.0, a connection per
 request, a listen backlog of 5). For each HTTP case it also counts, in one open, the requests, the keys asked more
-than once, and the waves (requests that arrive within 5 ms of the one before belong to one wave); for the HTTP/1.0
-server, the most connections ever waiting to be accepted.
+than once, and the waves (requests that arrive within 5 ms of the one before belong to one wave), and the most
+connections ever seen waiting to be accepted (Linux TCP_INFO, read before each accept; 6 means the queue was full
+and a connection attempt may have been dropped).
 
 In each of R rounds every callable of a case runs once, in a freshly shuffled order (``timing.interleaved``); it
 prints the median of each and two ratios to the floor: of the medians, and the median of per-round ratios (the
 steadier number on a busy machine), with the target. Asserts nothing about timing.
 
-Run: ``python benchmarks/open.py [--rounds SCALE] [--only WORD]``. Importable: ``prepared()`` is a context manager
-that builds the volumes and starts the servers and yields ``cases()``'s rows (name, ours, floor, target, rounds).
+Run: ``python benchmarks/open.py [--rounds SCALE] [--only WORD]``. Importable: ``with prepared() as table:`` builds
+the volumes and starts the servers, and each ``Case`` of the table has ``name``, ``ours``, ``floor`` (callables),
+``target`` (0: none) and ``rounds``; ``main()`` prints the table.
 """
 
 from __future__ import annotations
@@ -31,11 +37,11 @@ import contextlib
 import dataclasses
 import http.server
 import json
-import os
 import pathlib
 import random
 import socket
 import statistics
+import struct
 import tempfile
 import threading
 import time
@@ -46,6 +52,7 @@ import tensorstore as ts
 
 import worldarray as wa
 from timing import interleaved, per_round, verdict
+from worldarray.handle import forget_opens
 
 SHAPE, CHUNK = (64, 64, 64), (32, 32, 32)
 DELAY = 0.010  # seconds every answer of the loopback servers is held
@@ -179,32 +186,26 @@ def _handler(root: pathlib.Path, log: Log, keep_alive: bool):
 
 
 class _CountingServer(http.server.ThreadingHTTPServer):
-    """``python -m http.server``'s server, counting connections that wait in the listen queue when it accepts."""
+    """``python -m http.server``'s server, reading its accept queue's length before each accept."""
 
     daemon_threads = True
     request_queue_size = 5
     log: Log
 
     def get_request(self):
-        accepted = super().get_request()
         pending = _queued(self.socket)
         with self.log.lock:
-            self.log.most_pending = max(self.log.most_pending, pending + 1)
-        return accepted
+            self.log.most_pending = max(self.log.most_pending, pending)
+        return super().get_request()
 
 
 def _queued(listener: socket.socket) -> int:
-    """Connections waiting in a listening socket's accept queue (Linux: /proc/net/tcp's rx_queue of the LISTEN row)."""
-    port = listener.getsockname()[1]
+    """Connections waiting in a listening socket's accept queue (Linux TCP_INFO's tcpi_unacked; 0 elsewhere)."""
     try:
-        lines = pathlib.Path("/proc/net/tcp").read_text().splitlines()[1:]
-    except OSError:
+        info = listener.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+    except (AttributeError, OSError):
         return 0
-    for line in lines:
-        fields = line.split()
-        if fields[3] == "0A" and int(fields[1].split(":")[1], 16) == port:
-            return int(fields[4].split(":")[1], 16)
-    return 0
+    return struct.unpack_from("I", info, 24)[0]
 
 
 @contextlib.contextmanager
@@ -251,7 +252,8 @@ TARGETS = {"local": (2.0, 2.5), "http/1.1": (1.3, 1.4), "http/1.0": (None, None)
 
 
 def cases(bases: dict[str, tuple[str, Log | None]], rounds: int = 200) -> list[Case]:
-    """Every case over the volumes each base (a directory path or a server URL) serves."""
+    """Every case over the volumes each base (a directory path or a server URL) serves: an open of a path opened
+    before (what a job's tasks do), and a first open (what worldarray kept of earlier opens forgotten first)."""
     out = []
     for where, (base, log) in bases.items():
         remote = log is not None
@@ -259,14 +261,18 @@ def cases(bases: dict[str, tuple[str, Log | None]], rounds: int = 200) -> list[C
             spec = floor_spec(base if remote else "file://" + base)
             path_target, group_target = TARGETS[where]
             count = rounds // 4 if remote else rounds
-            out.append(Case(f"{where} {fmt} level path", _ours(f"{base}/{group}/{level_path}"), _floor(spec),
-                            path_target or 0.0, count, log))
-            out.append(Case(f"{where} {fmt} group + level", _ours(f"{base}/{group}", level), _floor(spec),
-                            (path_target if fmt == "precomputed" else group_target) or 0.0, count, log))
+            for form, target, args in (("level path", path_target, (f"{base}/{group}/{level_path}", None)),
+                                       ("group + level", group_target if fmt != "precomputed" else path_target,
+                                        (f"{base}/{group}", level))):
+                out.append(Case(f"{where} {fmt} {form}", _ours(*args), _floor(spec), target or 0.0, count, log))
+                out.append(Case(f"{where} {fmt} {form}, first", _ours(*args, first=True), _floor(spec), 0.0,
+                                count // 2, log))
     return out
 
 
-def _ours(path: str, level=None) -> Callable[[], object]:
+def _ours(path: str, level=None, first: bool = False) -> Callable[[], object]:
+    if first:
+        return lambda: (forget_opens(), wa.open(path, level=level))
     return lambda: wa.open(path, level=level)
 
 
@@ -287,10 +293,11 @@ def counted(case: Case) -> str:
     if case.log is None:
         return ""
     case.ours()  # warm
+    time.sleep(0.05)  # requests the last open cancelled but had sent arrive before the count starts
     case.log.clear()
     case.ours()
     requests, twice, waves = case.log.summary()
-    return f"{requests:3d} req {waves} waves{f' {twice} twice' if twice else ''}, backlog {case.log.most_pending}"
+    return f"{requests:3d} req {waves} waves{f' {twice} twice' if twice else ''}, queue {case.log.most_pending}"
 
 
 def main() -> None:
@@ -300,10 +307,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=None, help="seed of the shuffles (default: unseeded)")
     args = parser.parse_args()
     random.seed(args.seed)
-    print(f"open of level s1 against ts.open of it on wa.shared_context(); tensorstore pid {os.getpid()}")
-    print(f"{'case':36} {'rounds':>6} {'ours us':>9} {'floor us':>9} {'ratio of':>9} {'median of':>10} "
+    print("an open of level s1 against ts.open of it on wa.shared_context(); medians of interleaved rounds")
+    print(f"{'case':43} {'rounds':>6} {'ours us':>9} {'floor us':>9} {'ratio of':>9} {'median of':>10} "
           f"{'target':>7}  reached  per open")
-    print(f"{'':36} {'':>6} {'':>9} {'':>9} {'medians':>9} {'ratios':>10}")
+    print(f"{'':43} {'':>6} {'':>9} {'':>9} {'medians':>9} {'ratios':>10}")
     with prepared(max(1, round(200 * args.rounds)), args.only) as table:
         for case in table:
             times = interleaved([case.floor, case.ours], case.rounds, warmup=3)
@@ -311,7 +318,7 @@ def main() -> None:
             of_medians, of_ratios = ours / floor, per_round(times[1], times[0])
             reached = verdict(of_medians, of_ratios, case.target) if case.target else "-"
             target = f"{case.target:6.2f}x" if case.target else f"{'-':>7}"
-            print(f"{case.name:36} {case.rounds:6} {ours / 1e3:9.1f} {floor / 1e3:9.1f} {of_medians:8.2f}x "
+            print(f"{case.name:43} {case.rounds:6} {ours / 1e3:9.1f} {floor / 1e3:9.1f} {of_medians:8.2f}x "
                   f"{of_ratios:9.2f}x {target}  {reached:7}  {counted(case)}", flush=True)
 
 

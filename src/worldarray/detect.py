@@ -339,17 +339,20 @@ def requests_for(path: str, above: Gathered | None = None, level: Any = None) ->
     if named:
         own.append(store.join(path, named))
     requests = [(d, key) for key in _READ_KEYS for d in own]
+    first_levels = {}  # s0's document, asked for beside a level sN of what may be an N5 group: by that group
     for owner, group in ((path, up), (own[-1], path) if named else (None, None)):
         if owner is not None and group is not None and (level_position(owner) or 0) >= 1:
-            requests.append((store.join(group, "s0"), "attributes.json"))
+            first_levels[store.join(group, "s0"), "attributes.json"] = group
+    requests += list(first_levels)
     if above is not None:
         requests += _first_level_key(path, above.node)
-    chain = _chain(path) if up else []
+    chain = _chain(path) if up else ()
     requests += [(d, key) for d in chain for key in _ANCESTOR_KEYS]
-    return requests, functools.partial(_moot, path, up, own[-1] if named else None)
+    return requests, functools.partial(_moot, path, up, own[-1] if named else None, first_levels)
 
 
-def _chain(path: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def _chain(path: str) -> tuple[str, ...]:
     """The grandparent of ``path`` and two further ancestors, store roots left out."""
     chain: list[str] = []
     current = store.parent(path)
@@ -357,15 +360,16 @@ def _chain(path: str) -> list[str]:
     while current and not store.is_root(current) and len(chain) < 3:
         chain.append(current)
         current = store.parent(current)
-    return chain
+    return tuple(chain)
 
 
-def _moot(path: str, up: str | None, level: str | None, found: Mapping[tuple[str, str], Any]) -> list:
+def _moot(path: str, up: str | None, level: str | None, first_levels: Mapping[tuple[str, str], str],
+          found: Mapping[tuple[str, str], Any]) -> list:
     """Requests the answers so far make pointless (``store.prefetch``).
 
     In each directory: the probe keys after one found; .zattrs once the directory is decided no zarr v2 (a zarr.json
-    found, an info or attributes.json found first, or no probe key at all); s0's attributes.json beside or below a
-    directory that is no N5. The further ancestors once the parent lists ``path`` and ``path`` is an array; the
+    found, an info or attributes.json found first, or no probe key at all); s0's attributes.json (``first_levels``)
+    once its group is no N5. The further ancestors once the parent lists ``path`` and ``path`` is an array; the
     parent and the further ancestors too once ``path`` is a group that lists the array ``level`` named under it.
     """
     out = []
@@ -377,8 +381,8 @@ def _moot(path: str, up: str | None, level: str | None, found: Mapping[tuple[str
             out += [(directory, key) for key in PROBE_KEYS[min(present) + 1:]]
         if (present and min(present) == 0) or first in (3, 4) or (first is None and all(a is None for a in answers)):
             out.append((directory, ".zattrs"))
-        if present and min(present) < PROBE_KEYS.index("attributes.json"):  # no N5: no s0 beside it or below it
-            out += [(store.join(d, "s0"), "attributes.json") for d in (directory, store.parent(directory)) if d]
+        if present and min(present) < _N5_PROBE:  # no N5 group: no s0 of its to read
+            out += [request for request, group in first_levels.items() if group == directory]
     node = _decided(path, found)
     if node is None or up is None:
         return out
@@ -391,6 +395,7 @@ def _moot(path: str, up: str | None, level: str | None, found: Mapping[tuple[str
 
 
 _UNASKED = object()
+_N5_PROBE = PROBE_KEYS.index("attributes.json")
 
 
 def _first_found(answers: list) -> int | None:

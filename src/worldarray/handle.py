@@ -30,7 +30,7 @@ from .paths import PathLike
 from .retry import Retry
 from .units import NANOMETER, Request, UnitsArgument
 
-__all__ = ["Options", "Opened", "open_level", "pinned", "checked_padding", "metadata", "open_tensorstore",
+__all__ = ["Options", "Opened", "open_level", "forget_opens", "pinned", "checked_padding", "metadata", "open_tensorstore",
            "PathLike", "Sizes", "SizesOrNone", "Padding", "Transform", "Index", "Masked", "METHODS", "then"]
 
 #: What fills the part of a read outside the data: a value the dtype holds, or "edge" (the nearest stored voxel).
@@ -222,6 +222,12 @@ class _Kept:
     values: tuple[bytes | None, ...]
     opened: Opened
     reread: Callable[[float], tuple | None]
+
+
+def forget_opens() -> None:
+    """Forget every open kept (for tests and benchmarks that time or count a first open)."""
+    with _remembered_lock:
+        _remembered.clear()
 
 
 def _kept(key: tuple | None) -> _Kept | None:

@@ -37,12 +37,22 @@ def normalize(path: str | os.PathLike) -> str:
     >>> normalize("precomputed://s3://bucket/a//b/")
     's3://bucket/a/b'
     """
+    if path.__class__ is str and path in _SPELLED:  # a path already in its one spelling (the usual argument)
+        return path  # type: ignore[return-value]
     text = os.fspath(path)
     if not isinstance(text, str):
         raise TypeError(f"{text!r}: a path is a str or an os.PathLike of str")
     # a relative local path depends on the working directory, so that is part of the cache key
     relative = not (text.startswith("/") or "://" in text)
-    return _normalized(text, os.getcwd() if relative else None)
+    spelled = _normalized(text, os.getcwd() if relative else None)
+    if len(_SPELLED) < _SPELLED_MAX:
+        _SPELLED.add(spelled)  # a spelling is its own spelling, whatever the working directory
+    return spelled
+
+
+# Spellings ``normalize`` gave: each spells itself (absolute, or a URL), so it is handed back as it is.
+_SPELLED: set[str] = set()
+_SPELLED_MAX = 1 << 16
 
 
 @functools.lru_cache(maxsize=4096)
@@ -102,15 +112,20 @@ def is_remote(path: str | os.PathLike) -> bool:
 
 def split(path: str | os.PathLike) -> tuple[str, list[str]]:
     """The store root ("/", "memory://", "s3://bucket", "http://host:port") and the segments below it."""
-    normalized = normalize(path)
+    root, segments = _split(normalize(path))
+    return root, list(segments)
+
+
+@functools.lru_cache(maxsize=4096)
+def _split(normalized: str) -> tuple[str, tuple[str, ...]]:
     name = scheme(normalized)
     if name == "file":
-        return "/", [part for part in normalized.split("/") if part]
+        return "/", tuple(part for part in normalized.split("/") if part)
     if name == "memory":
         rest = normalized[len("memory://") :]
-        return "memory://", rest.split("/") if rest else []
+        return "memory://", tuple(rest.split("/")) if rest else ()
     host, _, key = normalized[len(name) + 3 :].partition("/")
-    return f"{name}://{host}", key.split("/") if key else []
+    return f"{name}://{host}", tuple(key.split("/")) if key else ()
 
 
 def _compose(root: str, segments: Sequence[str]) -> str:
@@ -137,7 +152,12 @@ def parent(path: str | os.PathLike) -> str | None:
     >>> parent("s3://bucket/a"), parent("s3://bucket")
     ('s3://bucket', None)
     """
-    root, segments = split(path)
+    return _parent(normalize(path))
+
+
+@functools.lru_cache(maxsize=4096)
+def _parent(normalized: str) -> str | None:
+    root, segments = _split(normalized)
     return _compose(root, segments[:-1]) if segments else None
 
 

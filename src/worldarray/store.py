@@ -399,8 +399,9 @@ def prefetch(requests: Sequence[tuple[str, str]], moot: rounds.Moot | None = Non
         return
     moot = moot if answers.prune else None
     missing = [request for request in dict.fromkeys(requests) if request not in answers.known]
-    if missing and moot is not None:  # what is known already may make some pointless before any is sent
-        pointless = set(moot({request: answers.known[request] for request in requests if request in answers.known}))
+    known = {request: answers.known[request] for request in requests if request in answers.known}
+    if missing and known and moot is not None:  # what is known already may make some pointless before any is sent
+        pointless = set(moot(known))
         missing = [request for request in missing if request not in pointless]
     if missing:
         found = _read(missing, None, _policy(None, None), keep_failures=True, moot=moot)
