@@ -30,8 +30,9 @@ from .paths import PathLike
 from .retry import Retry
 from .units import NANOMETER, Request, UnitsArgument
 
-__all__ = ["Options", "Opened", "open_level", "forget_opens", "pinned", "checked_padding", "metadata", "open_tensorstore",
-           "PathLike", "Sizes", "SizesOrNone", "Padding", "Transform", "Index", "Masked", "METHODS", "then"]
+__all__ = ["Options", "Opened", "open_level", "forget_opens", "pinned", "checked_padding", "metadata",
+           "open_tensorstore", "PathLike", "Sizes", "SizesOrNone", "Padding", "Transform", "Index", "Masked", "METHODS",
+           "then"]
 
 #: What fills the part of a read outside the data: a value the dtype holds, or "edge" (the nearest stored voxel).
 Padding: TypeAlias = "float | str"
