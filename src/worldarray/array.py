@@ -1,7 +1,7 @@
 """One WorldArray reads one level by voxel index or by world box; everything it knows is computed once, at open.
 
 Opening chooses the level (``levels``), places it (``metadata``), puts it in the units asked for and applies the
-level policy (``grid``), and keeps the tensorstore (``detect.open_array``). ``read_index`` clips, reads and pads;
+level policy (``grid``), and keeps the tensorstore (``reach.open_array``). ``read_index`` clips, reads and pads;
 ``read`` maps a world box to voxels by their centres and then reads them, resampling when asked (``resample``). The
 write methods hand over to ``write``.
 """

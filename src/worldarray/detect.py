@@ -2,10 +2,12 @@
 
 When none answers, the parent's info makes the last path segment a precomputed scale key, and an ``s0`` below
 makes the path a document-less group. The suffix (.zarr, .n5) never decides anything. All the documents one open
-needs (the path's probe keys and its parent's, and the OME documents of up to three further ancestors) are
-requested in one round. What a format is to detection and opening (which document holds what, how tensorstore
-opens it in C order) is one row of ``FORMATS``; how it places an array is ``metadata.RULES``, how it spells a
-chunk key ``keys``.
+may need (the path's probe keys and its parent's, the OME documents of up to three further ancestors, and those of a
+level named under the path) are requested in one round (``requests_for``), most decisive first, with the rule that
+says which the answers make pointless; the further ancestors are read only for an array its parent does not list.
+What a format is to detection and opening (which document holds what, the tensorstore spec that opens it from the
+documents read, C order) is one row of ``FORMATS``; how it places an array is ``metadata.RULES``, how it spells a
+chunk key ``keys``, and its tensorstore is opened by ``reach``.
 """
 
 from __future__ import annotations
@@ -20,16 +22,13 @@ from typing import Any
 import tensorstore as ts
 
 from . import retry, rounds, store
-from .context import few_connections, retry_context, shared_context, watch
 from .fields import Document, Source
 from .metadata import level_position, n5_group_factors
 from .ome import multiscales_of, walk
 from .retry import is_transient
 
 __all__ = ["Node", "Gathered", "Format", "FORMATS", "PROBE_KEYS", "detect", "gather", "probe", "requests_for",
-           "source_of",
-           "scale_key_of", "array_above",
-           "open_array", "reach_array", "Reach", "clean_zarr2_metadata"]
+           "source_of", "scale_key_of", "array_above", "clean_zarr2_metadata"]
 
 
 @dataclass(frozen=True)
@@ -550,93 +549,3 @@ def source_of(found: Gathered) -> Source:
     own = Document(node.path, node.attrs_url, node.attrs)
     return Source(node.format, node.path, node.docs[document], url, own, found.ancestors,
                   first_level=found.first_level)
-
-
-# ---------------------------------------------------------------- opening
-
-
-@dataclass(frozen=True)
-class Reach:
-    """How an opened array was reached (the way and the context), so a view of it can be opened again: for a retry,
-    in a context of its own cache, or under another way when the store refuses a write under this one."""
-
-    path: str  # the directory whose ways these are
-    way: store.Way
-    context: ts.Context
-    writable: bool
-
-    def view(self, view: ts.TensorStore, way: store.Way | None = None, fresh: bool = False) -> Any:
-        """The future of ``view`` opened again under ``way`` (this one when None), in a ``retry_context`` when
-        ``fresh``. The view's own spec lacks what its kvstore was given inline (the S3 credentials), so the way's
-        spec replaces it; the metadata is in the spec, so a zarr or N5 open sends no request."""
-        spec = {**view.spec().to_json(), "kvstore": (way or self.way).spec}
-        context = retry_context(self.context) if fresh else self.context
-        return ts.open(spec, context=context, read=True, write=self.writable)
-
-    def read(self, view: ts.TensorStore) -> Any:
-        """A read of ``view`` that sends new requests: a retry's, which must not join the one still pending."""
-        return retry.chain(self.view(view, fresh=True), lambda opened: opened.read())
-
-    def write(self, view: ts.TensorStore, data: Any, policy: retry.Retry, timeout: float, what: str) -> None:
-        """Write ``data`` into ``view`` under ``policy``, each attempt after the first through a fresh view; a store
-        that refuses the write under this way is written under the next (``store.with_fallback``)."""
-
-        def under(way: store.Way) -> None:
-            def start() -> Any:
-                if way.name == self.way.name:
-                    return view.write(data)
-                return retry.chain(self.view(view, way), lambda opened: opened.write(data))
-
-            def again() -> Any:
-                return retry.chain(self.view(view, way, fresh=True), lambda opened: opened.write(data))
-
-            policy.run(start, timeout, what, again=again)
-
-        try:
-            under(self.way)  # the way the array was opened under: no fallback bookkeeping when it takes the write
-        except Exception as error:
-            if not store.is_refusal(error):
-                raise
-            store.with_fallback(self.path, under, refused=(self.way, error))
-
-
-def open_array(found: Gathered, context: ts.Context | None = None, *, write: bool = False,
-               store_fill: bool = False) -> ts.TensorStore:
-    """Open an array node through its store's access ways from the documents already read; the result has C-order
-    axes and origin 0.
-
-    The open is timed out and retried under the governing ``retry`` policy. ``write`` opens it for writing too;
-    ``store_fill`` stores write units equal to the fill value (by default they are left absent, and a stored unit
-    written to all-fill loses its key).
-    """
-    return reach_array(found, context, write=write, store_fill=store_fill)[0]
-
-
-def reach_array(found: Gathered, context: ts.Context | None = None, *, write: bool = False,
-                store_fill: bool = False) -> tuple[ts.TensorStore, Reach]:
-    """``open_array``, and how the array was reached."""
-    node = found.node
-    source_of(found)  # raises for a group
-    fmt = FORMATS[node.format]
-    spec = {**fmt.spec(node), **({"store_data_equal_to_fill_value": True} if store_fill else {}), "open": True}
-    context = watch(context if context is not None else shared_context())
-    limit = store.at_once(node.path)
-    if limit is not None:  # a server that closes every connection is sent few reads at once too
-        context = few_connections(context, limit)
-    tried: list[store.Way] = []
-
-    def start(way: store.Way):
-        tried.append(way)
-        try:
-            return ts.open({**spec, "kvstore": way.spec}, context=context, read=True, write=write)
-        except ValueError:  # metadata tensorstore cannot take as given: it reads the array document itself
-            if not spec.get("assume_metadata"):
-                raise
-            plain = {k: v for k, v in spec.items() if k not in ("assume_metadata", "metadata", "multiscale_metadata",
-                                                                 "scale_metadata")}
-            return ts.open({**plain, "kvstore": way.spec}, context=context, read=True, write=write)
-
-    opened = fmt.c_order(store.on_ways(node.path, start, f"open {node.path}"))
-    # the origin reset lives here and nowhere else; bounds are made explicit so reads past them fail
-    view = opened[ts.d[:].translate_to[0]][ts.d[:].mark_bounds_implicit[False]]
-    return view, Reach(node.path, tried[-1], context, write)

@@ -2,8 +2,9 @@
 for and opened, and what that found kept in one frozen record.
 
 ``open_level`` is the one path from a path and ``Options`` to an ``Opened``: ``levels`` chooses the level and
-checks it against its group's listing, ``metadata`` places it, ``grid`` makes its frame, ``detect`` opens its
-tensorstore. ``wa.metadata`` and ``wa.open_tensorstore`` take the same path, stopping earlier.
+checks it against its group's listing, ``metadata`` places it, ``grid`` makes its frame, ``reach`` opens its
+tensorstore; an open of the same path and arguments whose documents are unchanged hands out what the last one
+found. ``wa.metadata`` and ``wa.open_tensorstore`` take the same path, stopping earlier.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ import tensorstore as ts
 
 from . import resample, retry, rounds, store, write
 from .diagnostics import noticing
-from .detect import Node, Reach, open_array, reach_array, source_of
+from .detect import Node, source_of
+from .reach import Reach, open_array, reach_array
 from .fields import Placement, exact_value
 from .geometry import Sizes, SizesOrNone, floats, sizes_or_none
 from .keys import GzippedChunks, gzipped_chunks

@@ -25,8 +25,9 @@ from numpy.typing import ArrayLike, DTypeLike
 
 from . import consolidated, retry, store
 from .context import locking_context, shared_context
-from .detect import FORMATS, Gathered, Node, Reach, array_above, gather, probe, source_of
+from .detect import FORMATS, Gathered, Node, array_above, gather, probe, source_of
 from .diagnostics import quiet
+from .reach import Reach
 from .fields import exact_value, json_fill, stored_fill
 from .geometry import BoxLike, Sizes, default_axes, isclose, over_axes, spatial_indices
 from .factors import level_placement, level_shape
