@@ -18,9 +18,9 @@ from .diagnostics import logger
 
 __all__ = ["FEW", "limit", "learned", "forget"]
 
-#: Requests sent at once to a server that closes every connection: fewer than ``python -m http.server``'s backlog
-#: of 5, so no connection attempt is dropped even with one more client (a viewer) connecting.
-FEW = 4
+#: Requests sent at once to a server that closes every connection: as many connections as ``python -m http.server``'s
+#: listen backlog of 5 holds waiting, so none of ours is dropped (Linux holds one more, for a viewer connecting too).
+FEW = 5
 
 _lock = threading.Lock()
 _limits: dict[str, int | None] = {}
