@@ -92,6 +92,7 @@ def rounds(warm, forgotten):
 def test_an_open_asks_for_every_document_in_one_round_and_none_twice(rounds, case, form):
     first = open_case(rounds.url, case, form)
     assert (rounds.rounds, rounds.twice()) == (1, [])
+    assert connections.learned(rounds.url) is None  # it keeps connections: every request at once
     assert first.level_name in (case[3], "8_8_8")
     rounds.reset()
     again = open_case(rounds.url, case, form)
@@ -168,6 +169,11 @@ def test_a_server_that_takes_few_connections_never_has_one_pending_past_its_back
         open_case(served.url, CASES[1], form)  # a kept open: its documents read again
         assert connections.learned(served.url) == connections.FEW
     assert len(served.queued) > 20 and max(served.queued) <= served.backlog
+
+
+def test_a_server_that_does_not_answer_is_sent_few_requests_and_asked_again_next_time(silent_server):
+    assert connections.limit(silent_server, "a/zarr.json", 0.05) == connections.FEW
+    assert connections.learned(silent_server) is False
 
 
 def test_listen_queue_reads_a_listening_socket(tmp_path):
