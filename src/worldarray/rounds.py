@@ -183,6 +183,22 @@ class Answers:
         self.failed = False
         self.prune = prune  # documents made pointless by the others are served as missing (``MOOT``)
 
+    def unknown(self, requests: Iterable[Request], moot: Moot | None = None) -> list[Request]:
+        """The requests not known yet; with ``moot``, those the answers known make pointless are first known as
+        ``MOOT`` (unless already used)."""
+        requests = list(dict.fromkeys(requests))
+        known = {request: self.known[request] for request in requests if request in self.known}
+        if moot is not None and known:
+            pointless = set(moot(known))
+            self.known.update(dict.fromkeys([r for r in requests if r in pointless and r not in self.used], MOOT))
+        return [request for request in requests if request not in self.known]
+
+    def learn(self, asked: list[Request], found: Mapping[Request, Any], moot: Moot | None = None) -> None:
+        """Keep the answers ``found`` to ``asked``; with ``moot``, those it left out were pointless (``MOOT``)."""
+        self.known.update(found)
+        if moot is not None:
+            self.known.update(dict.fromkeys([request for request in asked if request not in found], MOOT))
+
     def serve(self, requests: list[Request], read: Callable[[list[Request]], Mapping[Request, Any]]) -> dict:
         """The answers to ``requests``, reading (with ``read``) only those not known; raises the first failure."""
         missing = [request for request in dict.fromkeys(requests) if request not in self.known]

@@ -398,20 +398,10 @@ def prefetch(requests: Sequence[tuple[str, str]], moot: rounds.Moot | None = Non
     if answers is None:
         return
     moot = moot if answers.prune else None
-    missing = [request for request in dict.fromkeys(requests) if request not in answers.known]
-    known = {request: answers.known[request] for request in requests if request in answers.known}
-    if missing and known and moot is not None:  # what is known already may make some pointless before any is sent
-        pointless = set(moot(known))
-        missing = [request for request in missing if request not in pointless]
+    missing = answers.unknown(requests, moot)
     if missing:
-        found = _read(missing, None, _policy(None, None), keep_failures=True, moot=moot)
-        answers.known.update(found)
-        if moot is not None:
-            answers.known.update(dict.fromkeys([r for r in missing if r not in found], rounds.MOOT))
-    if moot is not None:
-        pointless = set(moot({request: answers.known.get(request) for request in requests}))
-        answers.known.update(dict.fromkeys([r for r in requests if r in pointless and r not in answers.used],
-                                           rounds.MOOT))
+        answers.learn(missing, _read(missing, None, _policy(None, None), keep_failures=True, moot=moot), moot)
+        answers.unknown(requests, moot)
 
 
 def at_once(path: str) -> int | None:
