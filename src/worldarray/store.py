@@ -434,7 +434,7 @@ def _reread(pairs: list[tuple[ts.KvStore, str]], wait: float) -> tuple | None:
     found = []
     for future in futures:
         try:
-            result = future.result(timeout=max(deadline - time.monotonic(), 0.0))
+            result = future.result() if future.done() else future.result(timeout=max(deadline - time.monotonic(), 0))
         except Exception:  # read again the full way, which retries and names what went wrong
             for pending in futures:
                 pending.cancel()
