@@ -200,7 +200,10 @@ def open_level(path: str, options: Options, context: ts.Context | None) -> Opene
     with rounds.remembering(known, own=True, prune=True) as answers, noticing() as noticed:
         opened = _open_level(path, options, context)
     if key is not None and not answers.failed and not noticed:
-        reread = store.rereader(list(answers.used))
+        try:
+            reread = store.rereader(list(answers.used))
+        except Exception:  # kept or not, the open succeeded
+            reread = None
         if reread is not None:
             _keep(key, _Kept(tuple(answers.used), tuple(answers.used.values()), opened, reread))
     return opened
