@@ -48,6 +48,7 @@ import numpy as np
 import tensorstore as ts
 
 import worldarray as wa
+from worldarray.handle import forget_opens
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import memory  # noqa: E402
@@ -173,8 +174,8 @@ def write_case(root: str, scale: Callable[[str], int], rng: np.random.Generator)
 
 
 # ---------------------------------------------------------------- opens
-# OPEN CASES: benchmarks/open.py is to hold importable open cases (it was being written beside this script). Until
-# run.py builds its "open" and "open-http" sections from it, they are built here: build_opens and open_cases.
+# Open cases: level path and group + level per format, each also as a first open (nothing kept from the last open
+# of the path). benchmarks/open.py times more kinds of opens (N5, an HTTP/1.0 server) on their own.
 OPEN_SHAPE, OPEN_CHUNK = (256, 256, 256), 64
 #: format -> (group path, level name, tensorstore driver of the floor); the level's path is group/level
 OPEN_FORMATS = {
@@ -211,6 +212,12 @@ def ts_open(spec: dict, context: ts.Context) -> ts.TensorStore:
     return ts.open(spec, context=context, read=True).result()
 
 
+def first_open(path: str, **kwargs) -> wa.WorldArray:
+    """``wa.open`` with every kept open forgotten first, so nothing of an earlier open of the path is handed out."""
+    forget_opens()
+    return wa.open(path, **kwargs)
+
+
 def zarr_member(group: str, name: str):
     """zarr-python's open of a group, then of its member ``name``."""
     return zarr.open_group(store=group, mode="r")[name]
@@ -237,10 +244,13 @@ def open_cases(base: str, kvstore: str, rounds: int, server: SlowServer | None =
         if zarr and server is None and driver != "neuroglancer_precomputed":
             peers = (("zarr", opener(zarr.open_array, store=level_path, mode="r")),
                      ("zarr", opener(zarr_member, group_path, level)))
-        ours = (Ours(f"open {fmt}{over}, level {'URL' if server else 'path'}", opener(wa.open, level_path),
-                     level_target, peers[0]),
-                Ours(f"open {fmt}{over}, group + {'named ' if server else ''}level",
-                     opener(wa.open, group_path, level=level), group_target, peers[1]))
+        level_name = f"open {fmt}{over}, level {'URL' if server else 'path'}"
+        group_name = f"open {fmt}{over}, group + {'named ' if server else ''}level"
+        ours = (Ours(level_name, opener(wa.open, level_path), level_target, peers[0]),
+                Ours(group_name, opener(wa.open, group_path, level=level), group_target, peers[1]),
+                # the same opens with nothing kept from the last: what a process's first open of a path costs
+                Ours(f"{level_name}, first", opener(first_open, level_path), level_target, None),
+                Ours(f"{group_name}, first", opener(first_open, group_path, level=level), group_target, None))
         # every open must find the same array, or the ratio proves nothing (the volumes are cubes: no axis order)
         shapes = {tuple(floor().domain.shape)[:3]} | {o.call().shape for o in ours}
         shapes |= {peer[1]().shape for peer in peers if peer}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import io
 import re
@@ -60,3 +61,22 @@ def test_ci_runs_the_readmes_test_command_exactly():
     command = TEXT.split("Install the test tools and run the tests", 1)[1].split("```bash\n", 1)[1].split("\n```")[0]
     ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
     assert any(line.startswith(command.strip() + " ") or line == command.strip() for line in ci.splitlines())
+
+
+def test_the_code_map_lists_every_module_each_importing_only_modules_above_it():
+    section = TEXT.split("## Code map", 1)[1].split("\n## ", 1)[0]
+    order = re.findall(r"^\| `(\w+)\.py` \|", section, re.M)
+    source = README.parent / "src" / "worldarray"
+    modules = {p.stem for p in source.glob("*.py")} - {"__init__", "__main__"}
+    assert sorted(order) == sorted(modules)
+    upward = []
+    for position, name in enumerate(order):
+        tree = ast.parse((source / f"{name}.py").read_text(encoding="utf-8"))
+        checking = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
+                    and getattr(node.test, "id", None) == "TYPE_CHECKING" for n in ast.walk(node)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 1 and id(node) not in checking:
+                for imported in [node.module.split(".")[0]] if node.module else [a.name for a in node.names]:
+                    if imported in order and order.index(imported) > position:
+                        upward.append((name, imported))
+    assert not upward, f"modules importing a module listed below them: {upward}"
