@@ -19,7 +19,7 @@ from conftest import GROUP_BUILDERS, BUILDERS, build_precomputed, ome_pyramid
 from servers import listen_queue, serve_like_http_server, serve_rounds
 
 import worldarray as wa
-from worldarray import connections, handle
+from worldarray import connections, context, handle
 from worldarray.detect import PROBE_KEYS
 
 LEVELS = [("s0", (8, 8, 8), (4.0, 4.0, 4.0), (2.0, 2.0, 2.0)), ("s1", (4, 4, 4), (8.0, 8.0, 8.0), (4.0, 4.0, 4.0))]
@@ -87,22 +87,34 @@ def rounds(warm, forgotten):
     yield warm
 
 
+# tensorstore releases before 0.1.86 (measured on 0.1.72) send an http kvstore's requests a few at a time, so what
+# leaves at once is theirs to decide: there the rounds are not counted, and no key asked twice still is
+ALL_AT_ONCE = context._release() >= (0, 1, 86)
+
+
+def _one_round_unless_old(rounds, wanted: int) -> None:
+    assert rounds.twice() == []
+    if ALL_AT_ONCE:
+        assert rounds.rounds == wanted
+
+
 @pytest.mark.parametrize("form", ["path", "group"])
 @pytest.mark.parametrize("case", CASES, ids=[case[0] for case in CASES])
 def test_an_open_asks_for_every_document_in_one_round_and_none_twice(rounds, case, form):
     first = open_case(rounds.url, case, form)
-    assert (rounds.rounds, rounds.twice()) == (1, [])
+    _one_round_unless_old(rounds, 1)
     assert connections.learned(rounds.url) is None  # it keeps connections: every request at once
     assert first.level_name in (case[3], "8_8_8")
     rounds.reset()
     again = open_case(rounds.url, case, form)
-    assert (rounds.rounds, rounds.twice(), rounds.requests) == (1, [], AGAIN[case[0], form])
+    _one_round_unless_old(rounds, 1)
+    assert rounds.requests == AGAIN[case[0], form]
     assert again.meta == first.meta
 
 
 def test_a_level_given_by_position_costs_one_more_round(rounds):
     wa.open(f"{rounds.url}/data/g3.zarr", level=1)
-    assert (rounds.rounds, rounds.twice()) == (2, [])
+    _one_round_unless_old(rounds, 2)
 
 
 def test_the_levels_of_a_pyramid_do_not_read_its_group_documents_again(rounds):
@@ -110,7 +122,8 @@ def test_the_levels_of_a_pyramid_do_not_read_its_group_documents_again(rounds):
     group = set(rounds.asked)
     rounds.reset()
     pyramid.levels[1]
-    assert rounds.rounds == 1 and not group & set(rounds.asked)
+    _one_round_unless_old(rounds, 1)
+    assert not group & set(rounds.asked)
     assert sorted(rounds.asked) == [f"/data/g2.zarr/s1/{key}" for key in sorted([*PROBE_KEYS, ".zattrs"])]
 
 
