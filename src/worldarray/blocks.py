@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Block", "Blocks", "blocks"]
+__all__ = ["Block", "Blocks", "blocks", "whole_numbers"]
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ def _is_whole(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
-def _whole(label: str, value: Any, ndim: int, low: int) -> tuple[int, ...]:
+def whole_numbers(label: str, value: Any, ndim: int, low: int = 1) -> tuple[int, ...]:
     """One whole number for every axis, or one per axis, each >= ``low``; ValueError naming the argument else."""
     values = [value] * ndim if _is_whole(value) else value
     try:
@@ -89,9 +89,9 @@ class Blocks(Sequence[Block]):
 
     def __init__(self, shape: Sequence[int], block_shape: int | Sequence[int], context: Any = 0,
                  box: tuple[Sequence[int], Sequence[int]] | None = None, clip: bool = True) -> None:
-        self.shape = _whole("shape", tuple(shape), len(tuple(shape)), 0)
+        self.shape = whole_numbers("shape", tuple(shape), len(tuple(shape)), 0)
         ndim = len(self.shape)
-        self.block_shape = _whole("block_shape", block_shape, ndim, 1)
+        self.block_shape = whole_numbers("block_shape", block_shape, ndim, 1)
         self.context = _context(context, ndim)
         self.clip = bool(clip)
         self.begin, self.end = self._box(box)
@@ -103,8 +103,8 @@ class Blocks(Sequence[Block]):
             return (0,) * len(self.shape), self.shape
         if isinstance(box, (str, bytes)) or len(box) != 2:
             raise ValueError(f"box is {box!r}; expected a (begin, end) pair of voxel indices")
-        begin = _whole("box begin", box[0], len(self.shape), 0)
-        end = _whole("box end", box[1], len(self.shape), 0)
+        begin = whole_numbers("box begin", box[0], len(self.shape), 0)
+        end = whole_numbers("box end", box[1], len(self.shape), 0)
         if not all(b <= e <= n for b, e, n in zip(begin, end, self.shape, strict=True)):
             raise ValueError(f"box is ({begin}, {end}); expected begin <= end <= shape {self.shape} on every axis")
         return begin, end

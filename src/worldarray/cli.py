@@ -28,7 +28,7 @@ from .factors import level_placement, level_shape
 from .geometry import isclose
 from .handle import metadata
 from .metadata import ArrayMeta
-from .paths import is_remote, join
+from .paths import basename, is_remote, join
 from .pyramid import open_pyramid
 from .units import NANOMETER, factor
 
@@ -61,7 +61,7 @@ def read_volume(path: str, level: str | None = None, units: str | None = None) -
             raise FileNotFoundError(f"{path}: no array or group here")
         volume = Volume(str(path), node.kind, node.format)  # the path as given: the user's own spelling
         if node.kind == "array" and node.scale_key is None:
-            volume.levels[_name(node.path)] = metadata(path, units=units)
+            volume.levels[basename(node.path)] = metadata(path, units=units)
         else:
             names = open_pyramid(path).names
             for name in names if level is None else [level]:
@@ -78,10 +78,6 @@ def _unreadable(group: Node, name: str, error: Exception) -> Exception:
     if group.format != "precomputed" and detect(join(group.path, name), missing_ok=True) is None:
         return FileNotFoundError(f"{join(group.path, name)}: listed, but no array is there")
     return error
-
-
-def _name(path: str) -> str:
-    return path.rstrip("/").rsplit("/", 1)[-1]
 
 
 # ---------------------------------------------------------------- info
@@ -257,7 +253,7 @@ def _neuroglancer(args: argparse.Namespace) -> int:
     """Print a viewer URL; for a local path without ``--url``, the layer as it will be once served, and why."""
     vol = WorldArray(args.path, level=args.level if args.level is not None else 0)
     if args.url is None and not is_remote(vol.path):
-        served = f"http://localhost:8000/{_name(vol.path)}"
+        served = f"http://localhost:8000/{basename(vol.path)}"
         print(f"{args.path} is a local path: Neuroglancer reads only what a server gives it. Serve it with CORS "
               f"allowed and pass --url; served at {served}, the layer is:", file=sys.stderr)
         print(json.dumps(neuroglancer.layer(vol, served), indent=2))

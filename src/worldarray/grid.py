@@ -18,7 +18,7 @@ from typing import Any, cast
 import numpy as np
 
 from .fields import Placement
-from .blocks import Blocks, blocks
+from .blocks import Blocks, blocks, whole_numbers
 from .geometry import (Box, SizesOrNone, as_box, centre_of, centre_rule, centres, corners, default_axes, on_grid,
                        one_number, over_axes, per_axis, same, sizes_or_none, snap_integral, spatial_indices)
 from .metadata import ArrayMeta
@@ -27,7 +27,7 @@ from .resample import plan_read, target_extent
 from .units import NANOMETER, Request, UnitsArgument, convert
 
 __all__ = ["Frame", "frame_of", "rescaled", "base_rescale", "target_grid", "resample_target", "anchor_of", "pins_of",
-           "box_bounds", "spatial_placement", "Grid", "whole_numbers", "shard_shape", "unit_slip"]
+           "box_bounds", "spatial_placement", "Grid", "shard_shape", "unit_slip"]
 
 #: A resample target: the target voxel sizes and the corner of target voxel 0, per spatial axis.
 Target = tuple[tuple[float, ...], tuple[float, ...]]
@@ -410,15 +410,6 @@ def frame_of(source: ArrayMeta, voxel_size: SizesOrNone | None, policy: str, anc
 
 
 # ---------------------------------------------------------------- a grid without a store (Behaviour 17)
-
-
-def whole_numbers(label: str, values: Any, ndim: int, low: int = 1) -> tuple[int, ...]:
-    """One whole number for every axis, or one per axis, each >= ``low``; ValueError naming the argument else."""
-    items = (values,) * ndim if isinstance(values, (int, np.integer)) else tuple(values)
-    if len(items) != ndim or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= low
-                                     for v in items):
-        raise ValueError(f"{label} is {values!r}; expected {ndim} whole numbers >= {low}, one per axis")
-    return tuple(int(v) for v in items)
 
 
 def shard_shape(shards: int | Sequence[int] | None, chunks: tuple[int, ...] | None, axes: tuple[str, ...],

@@ -22,7 +22,7 @@ from .paths import url
 from .retry import is_transient
 
 __all__ = ["Request", "Failed", "MOOT", "Answers", "Round", "ErrorAnswer", "remembering", "current", "is_refusal",
-           "asked_again"]
+           "asked_again", "reread"]
 
 Request = tuple[str, str]
 #: Requests made pointless by the answers so far: ``moot(answers)`` names requests not worth waiting for.
@@ -242,3 +242,20 @@ def remembering(known: Mapping[Request, Any] | None = None, *, own: bool = False
         yield answers
     finally:
         _CURRENT.reset(token)
+
+
+def reread(pairs: list[tuple[Any, str]], wait: float) -> tuple | None:
+    """The (kvstore, key) pairs read again in one round, their answers in order (None where missing), or None when
+    any is not a plain answer within ``wait`` seconds, for the caller to read them the full way."""
+    futures = [kvstore.read(key) for kvstore, key in pairs]
+    deadline = time.monotonic() + wait
+    found = []
+    for future in futures:
+        try:
+            result = future.result() if future.done() else future.result(timeout=max(deadline - time.monotonic(), 0))
+        except Exception:  # read again the full way, which retries and names what went wrong
+            for pending in futures:
+                pending.cancel()
+            return None
+        found.append(bytes(result.value) if result.state == "value" else None)
+    return tuple(found)

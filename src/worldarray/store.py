@@ -20,7 +20,6 @@ import functools
 import json
 import os
 import threading
-import time
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from typing import Any, TypeVar
 
@@ -425,22 +424,7 @@ def rereader(requests: Sequence[tuple[str, str]]) -> Callable[[float], tuple | N
         limit = at_once(root)
         context = None if limit is None else few_connections(_default_context(), limit)
         pairs.append((open_kvstore(_metadata_spec(_one_way(root)[0]), context), prefix + key))
-    return functools.partial(_reread, pairs)
-
-
-def _reread(pairs: list[tuple[ts.KvStore, str]], wait: float) -> tuple | None:
-    futures = [kvstore.read(key) for kvstore, key in pairs]
-    deadline = time.monotonic() + wait
-    found = []
-    for future in futures:
-        try:
-            result = future.result() if future.done() else future.result(timeout=max(deadline - time.monotonic(), 0))
-        except Exception:  # read again the full way, which retries and names what went wrong
-            for pending in futures:
-                pending.cancel()
-            return None
-        found.append(bytes(result.value) if result.state == "value" else None)
-    return tuple(found)
+    return functools.partial(rounds.reread, pairs)
 
 
 def _policy(timeout: float | None, attempts: int | None) -> retry.Retry:

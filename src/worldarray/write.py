@@ -31,7 +31,8 @@ from .reach import Reach
 from .fields import exact_value, json_fill, stored_fill
 from .geometry import BoxLike, Sizes, default_axes, isclose, over_axes, spatial_indices
 from .factors import level_placement, level_shape
-from .grid import Frame, shard_shape, whole_numbers
+from .blocks import whole_numbers
+from .grid import Frame, shard_shape
 from .metadata import ArrayMeta, parse
 from .paths import PathLike
 from .ome import first_listing, walk
