@@ -116,12 +116,14 @@ def test_listing_a_pyramid_warns_nothing_about_a_level_it_does_not_open(own_fact
     assert sizes[1] == (40.0, 8.0, 8.0)
 
 
-def test_the_levels_own_resolution_is_still_the_base_the_group_factors_multiply(viewer_group):
-    # only the factors come from the group's list: an array's own pixelResolution outranks the group's (Convention 5)
+def test_a_levels_own_resolution_beside_the_group_factors_is_checked_not_multiplied(viewer_group):
+    # A19: the group's pixelResolution is the base; a level's own that is neither it nor base x factors warns
     attributes = viewer_group / "s1" / "attributes.json"
     resolution = {"dimensions": [2, 2, 20], "unit": "nm"}
     attributes.write_text(json.dumps({**json.loads(attributes.read_text()), "pixelResolution": resolution}))
-    assert _placement(wa.open(viewer_group / "s1")) == ((20.0, 4.0, 4.0), (10.0, 2.0, 2.0))
+    with pytest.warns(wa.MetadataWarning, match=r"pixelResolution is \[2.0, 2.0, 20.0\]; expected the base"):
+        vol = wa.open(viewer_group / "s1")
+    assert _placement(vol) == ((40.0, 8.0, 8.0), (20.0, 4.0, 4.0))
 
 
 def test_a_level_named_under_the_group_is_checked_against_s0s_shape(build_case):

@@ -20,7 +20,7 @@ from .cosem import cosem_placement, cosem_transform, dataset_label
 from .diagnostics import MetadataWarning, warn
 from .fields import (Document, Facts, Placement, Source, axes_list, ints, leading, list_of, native_dtype,
                      numbers, strings, where)
-from .geometry import ceil_snapped, centre_to_corner, corner_to_centre, default_axes, spatial_indices
+from .geometry import ceil_snapped, centre_to_corner, corner_to_centre, default_axes, same, spatial_indices
 from .ome import cosem_entry, first_listing, group_placement, multiscales_of, ome_placement
 from .units import NANOMETER, Request, UnitsArgument, convert
 
@@ -275,12 +275,23 @@ def _funlib_from(doc: Document, size_keys, ndim, known_names) -> Placement | Non
     if len(corner) != covered:
         raise ValueError(f"{where(url, 'offset')} is {list(corner)}; expected {covered} entries, as {key} has")
     units = attrs.get("units")
+    if isinstance(units, str):  # one unit written once means that unit on every axis
+        units = (units,) * covered
     units = strings(units, url, "units", covered) if units is not None else ("",) * covered
     axes = axes_list(attrs["axis_names"], ndim, url, "axis_names") if "axis_names" in attrs else None
     voxel = leading(sizes, ndim, 1.0, url, key or "offset")
     corner = leading(corner, ndim, 0.0, url, "offset")
     names = axes or known_names or default_axes(ndim)
     return Placement(voxel, _centred(corner, voxel, names, covered), leading(units, ndim, "", url, "units"), axes)
+
+
+def _funlib_axis_names(source: Source, ndim: int) -> tuple[str, ...] | None:
+    """funlib's ``axis_names`` name the axes whether or not a voxel size or offset stands beside them: the
+    array's, else its parent group's when the array has none."""
+    for doc in (source.own, source.parent):
+        if doc is not None and "axis_names" in doc.attrs:
+            return axes_list(doc.attrs["axis_names"], ndim, doc.url, "axis_names")
+    return None
 
 
 _ZARR_SIZE_KEYS = ("voxel_size", "resolution", "scale")
@@ -390,13 +401,42 @@ def _n5_factors(source: Source) -> tuple[tuple[float, ...], str] | None:
     return listed
 
 
+def _n5_level_base(source: Source, docs: list[Document], listed: bool):
+    """The base voxel size an N5 level's factors multiply, with where it was found: without a group factor list the
+    level's own pixelResolution / resolution, else the group's; with one, the group's, else level 0's (the
+    level's own when it is level 0, or when level 0's document was not read)."""
+    if not listed:
+        return next(((b, d) for d in docs for b in (_n5_base(d),) if b is not None), (None, None))
+    first = source.first_level
+    order = [d for d in (source.parent, first if first is not None and first.path != source.path else None) if d]
+    order.append(source.own)  # the last resort: level 0 unread, and the group states no resolution
+    return next(((b, d) for d in order for b in (_n5_base(d),) if b is not None), (None, None))
+
+
+def _check_level_resolution(source: Source, base, found_in: Document | None, factors) -> None:
+    """A level's own resolution beside a group factor list is checked, never multiplied again: equal to the base
+    (BigDataViewer's spelling) or to base x factors (cellmap-schemas') passes; anything else warns naming both."""
+    own = _n5_base(source.own)
+    if own is None or found_in is None or found_in.path == source.path:
+        return
+    sizes = tuple(s * f for s, f in zip(base[0], factors, strict=False))
+    if same(own[0], base[0]) or same(own[0], sizes):
+        return
+    key = "pixelResolution" if "pixelResolution" in source.own.attrs else "resolution"
+    warn(f"{where(source.own.url, key)} is {list(own[0])}; expected the base {list(base[0])} ({found_in.url}) or the "
+         f"base times the group's factors {list(factors)}, {list(sizes)} (x-first); reading base x factors, as "
+         "Neuroglancer does")
+
+
 def _n5(source: Source, facts: Facts, ndim: int, **_: Any) -> Placement | None:
-    """N5: pixelResolution or resolution (array, else group) times the level's factors (the group's list, else its
-    own downsamplingFactors), plus offset; x-first lists."""
+    """N5: pixelResolution or resolution times the level's factors (the group's list, else its own
+    downsamplingFactors), plus offset; x-first lists. Beside a group factor list the base is the group's, else level
+    0's, and the level's own resolution is checked against it."""
     docs = [d for d in (source.own, source.parent) if d is not None]
     own, url = source.own.attrs, source.own.url
-    base = next((b for b in map(_n5_base, docs) if b is not None), None)
     given = _n5_factors(source)
+    listed = _group_factors(source) is not None
+    base, found_in = _n5_level_base(source, docs, listed)
     if base is None and given is None:
         return None
     covered = len(base[0]) if base else len(given[0]) if given else 0
@@ -404,6 +444,8 @@ def _n5(source: Source, facts: Facts, ndim: int, **_: Any) -> Placement | None:
     factors = given[0] if given else (1.0,) * covered
     if len(factors) != covered:
         raise ValueError(f"{given[1] if given else url} is {list(factors)}; expected {covered} entries")
+    if listed and base is not None:
+        _check_level_resolution(source, base, found_in, factors)
     corner = numbers(own["offset"], url, "offset", covered) if "offset" in own else (0.0,) * covered
     units = _n5_units(docs, covered) or ((base[1],) * covered if base and base[1] else ("",) * covered)
     axes = next((d.attrs["axes"] for d in docs if "axes" in d.attrs), None)
@@ -478,6 +520,8 @@ def parse(source: Source, metadata_conflicts: str = "error") -> ArrayMeta:
         raise ValueError(f"{source.path}: format is {source.format!r}; expected one of {tuple(FACTS)}")
     facts = FACTS[source.format](source)
     ndim = len(facts.shape)
+    if facts.names is None:
+        facts = dataclasses.replace(facts, names=_funlib_axis_names(source, ndim))
     placement, placed_by = None, None
     for rule in RULES[source.format]:
         placement = rule.find(source, facts, ndim, conflicts=metadata_conflicts)
