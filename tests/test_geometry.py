@@ -1,5 +1,6 @@
 """Convention 1 and Behaviour 2: the half voxel, and the centre rule with snap_integral."""
 
+import numpy as np
 import pytest
 
 import worldarray as wa
@@ -89,3 +90,60 @@ def test_index_range_rejects_lists_of_different_lengths():
 def test_index_range_rejects_a_voxel_size_that_is_not_positive_and_finite(size):
     with pytest.raises(ValueError, match="voxel_size"):
         wa.index_range((0.0,), (1.0,), (size,), (0.5,))
+
+
+# ---------------------------------------------------------------- index bounds are whole numbers, never truncated
+
+
+def _written(tmp_path):
+    vol = wa.create(tmp_path / "bounds.zarr" / "s0", (16, 16, 16), "uint8", 4, 2, chunks=8)
+    vol.write_index((0, 0, 0), (16, 16, 16), np.arange(16**3, dtype="uint8").reshape(16, 16, 16) % 251)
+    return vol
+
+
+# each call with bounds (begin, end) or a unit index
+_CALLS = {
+    "read_index": lambda vol, begin, end: vol.read_index(begin, end),
+    "write_index": lambda vol, begin, end: vol.write_index(begin, end, 0),
+    "chunks_covering": lambda vol, begin, end: vol.chunks_covering(begin, end),
+    "write_chunk": lambda vol, begin, end: vol.write_chunk(begin, 0),
+    "grid chunks_covering": lambda vol, begin, end: wa.Grid.from_meta(vol.meta).chunks_covering(begin, end),
+}
+
+
+@pytest.mark.parametrize("call", sorted(_CALLS))
+@pytest.mark.parametrize("bad", [0.9, float("nan"), float("inf")])
+def test_a_bound_that_is_not_a_whole_number_raises_and_writes_nothing(tmp_path, call, bad):
+    vol = _written(tmp_path)
+    before = vol.read_index((0, 0, 0), (16, 16, 16)).copy()
+    with pytest.raises(ValueError, match=r"not a whole number.*never truncated"):
+        _CALLS[call](vol, (bad, 0, 0), (8, 8, 8))
+    np.testing.assert_array_equal(vol.read_index((0, 0, 0), (16, 16, 16)), before)
+
+
+@pytest.mark.parametrize("call", sorted(_CALLS))
+@pytest.mark.parametrize("bad", ["8", None])
+def test_a_bound_that_is_a_string_or_none_is_a_type_error_naming_it(tmp_path, call, bad):
+    vol = _written(tmp_path)
+    with pytest.raises(TypeError, match=r"(begin|index) is .*expected whole numbers"):
+        _CALLS[call](vol, (bad, 0, 0), (8, 8, 8))
+
+
+def test_a_whole_float_bound_is_that_whole_number(tmp_path):
+    vol = _written(tmp_path)
+    np.testing.assert_array_equal(vol.read_index((0.0, 8.0, np.int64(0)), (8, 16.0, 8)),
+                                  vol.read_index((0, 8, 0), (8, 16, 8)))
+
+
+def test_chunks_covering_refuses_a_begin_after_its_end(tmp_path):
+    with pytest.raises(ValueError, match="after end"):
+        _written(tmp_path).chunks_covering((8, 0, 0), (0, 8, 8))
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_a_world_box_edge_that_is_not_finite_raises_naming_the_box(tmp_path, bad):
+    vol = _written(tmp_path)
+    for call in (lambda: vol.read(((bad, 0, 0), (8, 8, 8))), lambda: wa.index_range((bad,), (8,), (4,), (2,)),
+                 lambda: wa.Box((bad, 0, 0), (8, 8, 8))):
+        with pytest.raises(ValueError, match=r"box is .*NaN or infinite"):
+            call()

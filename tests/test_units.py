@@ -126,3 +126,38 @@ def test_convert_takes_a_missing_spatial_unit_as_nanometres_with_one_warning_nam
         sizes, _, names = units.convert((4.0, 8.0), (2.0, 4.0), ("", ""), ("um", "um"), (0, 1), where="here",
                                         axes=("y", "x"))
     assert len(caught) == 1 and sizes == pytest.approx((0.004, 0.008)) and names == ("um", "um")
+
+
+@pytest.mark.parametrize("plural,singular", [("nanometers", "nanometer"), ("nanometres", "nanometer"),
+                                             ("micrometres", "micrometer"), ("microns", "micrometer"),
+                                             ("millimeters", "millimeter"), ("kilometres", "kilometer"),
+                                             ("meters", "meter"), ("picometers", "picometer")])
+def test_the_plural_of_every_length_unit_is_that_unit(plural, singular):
+    assert units.factor(plural, singular) == 1.0
+    assert units.ome_name(plural) == singular
+
+
+def test_abbreviations_have_no_plural():
+    assert units.kind("nms") == units.kind("ums") == "unknown"
+
+
+def _nanometre_pyramid(tmp_path):
+    vol = wa.create(tmp_path / "p.zarr" / "s0", (4, 4, 4), "uint8", 4, 2, chunks=4)
+    return vol.path.rsplit("/", 1)[0]
+
+
+@pytest.mark.parametrize("asked", ["parsec", {"space": "parsec"}, {"time": "meter"}, ["", "nm", "furlong"]])
+def test_a_unit_converted_to_is_checked_at_the_call_and_named(tmp_path, asked):
+    group = _nanometre_pyramid(tmp_path)
+    for call in (lambda: wa.open_pyramid(group, units=asked), lambda: wa.open(group, level=0, units=asked),
+                 lambda: wa.metadata(group, level=0, units=asked)):
+        with pytest.raises(ValueError, match=r"units is .*is not a (length|time|length or a time) unit the unit table"
+                                             r" knows") as raised:
+            call()
+        assert "has unit 'nanometer'" not in str(raised.value)  # the store's unit is not to blame
+
+
+def test_no_placement_is_reported_in_a_unit_it_was_not_converted_to(tmp_path):
+    group = _nanometre_pyramid(tmp_path)
+    with pytest.raises(ValueError, match="parsec"):
+        wa.open_pyramid(group, units="parsec").placements()

@@ -19,7 +19,7 @@ from tensorstore import Context, TensorStore
 from . import neuroglancer, reading, retry, store, write
 from .blocks import Blocks, blocks
 from .diagnostics import UnitsWarning, warn
-from .geometry import Box, BoxLike
+from .geometry import Box, BoxLike, index_bounds
 from .grid import Grid, onto, target_grid, unit_slip
 from .handle import (METHODS, Index, Masked, Opened, Options, Padding, PathLike, Sizes, SizesOrNone, Transform,
                      checked_padding, one_of, open_level, pinned, then)
@@ -292,6 +292,7 @@ class WorldArray(ArrayProtocol):
         array([7, 7, 0, 0], dtype=uint8)
         """
         opened = self._opened
+        begin, end = index_bounds("begin", begin), index_bounds("end", end)
         view, shape, kept = opened.store, opened.shape, None
         if select is not None:
             view, kept = self._pinned(select)

@@ -30,7 +30,7 @@ from .handle import metadata
 from .metadata import ArrayMeta
 from .paths import basename, is_remote, join
 from .pyramid import open_pyramid
-from .units import NANOMETER, factor
+from .units import NANOMETER, Request, factor
 
 __all__ = ["main", "describe", "problems", "Problem"]
 
@@ -54,6 +54,7 @@ class Volume:
 
 def read_volume(path: str, level: str | None = None, units: str | None = None) -> Volume:
     """The array at ``path``, or every level of the group at ``path`` (only ``level`` when given), in ``units``."""
+    Request.checked(units)  # before anything is read: no level is reported in a unit it was not converted to
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", MetadataWarning)
         node = detect(path)

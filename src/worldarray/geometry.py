@@ -39,6 +39,8 @@ __all__ = [
     "centre_to_corner",
     "centre_rule",
     "index_range",
+    "index_bounds",
+    "finite_box",
     "ceil_snapped",
     "on_grid",
     "clip",
@@ -212,6 +214,47 @@ def spread(values: Sequence[Any], ndim: int, spatial: Sequence[int], fill: Any) 
     return tuple(out)
 
 
+def index_bounds(label: str, values: Any, ndim: int | None = None) -> tuple[int, ...]:
+    """Voxel index bounds as ints: Python or numpy integers, or floats that are exactly whole (``8.0``); never
+    truncated or rounded. ValueError for a float that is not whole, NaN or inf (or a wrong number of entries),
+    TypeError for a string, None or anything else that is no number, each naming ``label`` and the value.
+
+    >>> index_bounds("begin", (0, 8.0, np.int64(3)))
+    (0, 8, 3)
+    """
+    if type(values) is tuple and all(type(v) is int for v in values):  # the usual argument: nothing to convert
+        found: tuple[int, ...] = values
+    else:
+        if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__iter__"):
+            raise TypeError(f"{label} is {values!r}; expected whole numbers, one per axis")
+        found = tuple(_whole_bound(label, values, v) for v in values)
+    if ndim is not None and len(found) != ndim:
+        raise ValueError(f"{label} is {tuple(values)!r} ({len(found)} entries); expected {ndim} entries, one per axis")
+    return found
+
+
+def _whole_bound(label: str, values: Any, value: Any) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.integer, np.floating)):
+        raise TypeError(f"{label} is {tuple(values)!r}: {value!r} is a {type(value).__name__}; expected whole numbers")
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if not math.isfinite(value) or not float(value).is_integer():
+        raise ValueError(f"{label} is {tuple(values)!r}: {value!r} is not a whole number; index bounds are whole "
+                         "numbers (8.0 is one), never truncated")
+    return int(value)
+
+
+def finite_box(label: str, begin: Sequence[Any], end: Sequence[Any]) -> None:
+    """Raise ValueError naming ``label`` unless every edge of a world box is a finite number (NaN and inf are not)."""
+    for edge in (*begin, *end):
+        if isinstance(edge, (bool, np.bool_)) or not isinstance(edge, (Real, np.floating, np.integer)):
+            raise ValueError(f"{label} is ({tuple(begin)}, {tuple(end)}): {edge!r} is no number; expected finite "
+                             "numbers")
+        if not math.isfinite(edge):
+            raise ValueError(f"{label} is ({tuple(begin)}, {tuple(end)}): {edge!r} is NaN or infinite; expected finite "
+                             "numbers")
+
+
 # ---------------------------------------------------------------- the half voxel
 
 
@@ -280,11 +323,15 @@ def centre_rule(begin: Sequence[float], end: Sequence[float],
     within 1e-6 of one. Unchecked: the read path's one computation of the rule (see ``index_range``).
     """
     first, last = [], []
-    for b, e, (t, s) in zip(begin, end, grid, strict=True):
-        if e < b:
-            raise ValueError(f"box begin {tuple(begin)} is after its end {tuple(end)}")
-        first.append(math.ceil((b - t) / s - SNAP_TOLERANCE))
-        last.append(math.ceil((e - t) / s - SNAP_TOLERANCE))
+    try:
+        for b, e, (t, s) in zip(begin, end, grid, strict=True):
+            if e < b:
+                raise ValueError(f"box begin {tuple(begin)} is after its end {tuple(end)}")
+            first.append(math.ceil((b - t) / s - SNAP_TOLERANCE))
+            last.append(math.ceil((e - t) / s - SNAP_TOLERANCE))
+    except (TypeError, OverflowError, ValueError):
+        finite_box("box", begin, end)  # names a NaN, an inf or a string; else the error was another one
+        raise
     return tuple(first), tuple(last)
 
 
@@ -297,6 +344,7 @@ def index_range(begin, end, voxel_size, translation) -> tuple[tuple[int, ...], t
     >>> index_range((0.0,), (16.0,), (4.0,), (2.0,))
     ((0,), (4,))
     """
+    finite_box("box", tuple(begin), tuple(end))
     lists = [tuple(float(v) for v in x) for x in (begin, end, voxel_size, translation)]
     if len({len(x) for x in lists}) != 1:
         raise ValueError(
@@ -394,12 +442,11 @@ class Box:
     end: tuple[float, ...]
 
     def __post_init__(self):
+        finite_box("box", tuple(self.begin), tuple(self.end))
         begin = tuple(float(v) for v in self.begin)
         end = tuple(float(v) for v in self.end)
         if len(begin) != len(end):
             raise ValueError(f"box begin {begin} and end {end} have different lengths")
-        if any(math.isnan(v) for v in begin + end):
-            raise ValueError(f"box [{begin}, {end}) holds NaN")
         if any(e < b for b, e in zip(begin, end, strict=True)):
             raise ValueError(f"box begin {begin} is after its end {end} on some axis")
         object.__setattr__(self, "begin", begin)

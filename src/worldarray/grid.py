@@ -19,12 +19,13 @@ import numpy as np
 
 from .fields import Placement
 from .blocks import Blocks, blocks, whole_numbers
-from .geometry import (Box, SizesOrNone, as_box, centre_of, centre_rule, centres, corners, default_axes, on_grid,
-                       one_number, over_axes, per_axis, same, sizes_or_none, snap_integral, spatial_indices)
+from .geometry import (Box, SizesOrNone, as_box, centre_of, centre_rule, centres, corners, default_axes, index_bounds,
+                       on_grid, one_number, over_axes, per_axis, same, sizes_or_none, snap_integral, spatial_indices)
 from .metadata import ArrayMeta
 from .ome_write import axis_units
 from .resample import plan_read, target_extent
-from .units import NANOMETER, Request, UnitsArgument, convert
+from .units import LENGTH_UNITS, NANOMETER, Request, UnitsArgument, convert, factor
+from .units import kind as units_kind
 
 __all__ = ["Frame", "frame_of", "rescaled", "base_rescale", "target_grid", "resample_target", "anchor_of", "pins_of",
            "box_bounds", "spatial_placement", "Grid", "shard_shape", "unit_slip"]
@@ -91,9 +92,8 @@ class Frame:
         clipped; ValueError naming the index and the unit grid when it is past the grid."""
         unit, shape = self.write_shape, self.meta.shape
         grid = tuple(-(-n // u) for n, u in zip(shape, unit, strict=True))
-        index = tuple(index)
-        if len(index) != len(grid) or not all(isinstance(i, (int, np.integer)) and 0 <= i < g
-                                              for i, g in zip(index, grid, strict=True)):
+        index = index_bounds("index", index)
+        if len(index) != len(grid) or not all(0 <= i < g for i, g in zip(index, grid, strict=True)):
             raise ValueError(f"index is {index!r}; expected {len(grid)} whole numbers inside the write-unit grid "
                              f"{grid} (write_shape {unit} over shape {shape})")
         begin = tuple(int(i) * u for i, u in zip(index, unit, strict=True))
@@ -147,9 +147,12 @@ class Frame:
         them with ``method`` takes voxels from (the padding aside).
         """
         shape = self.meta.shape
+        begin, end = index_bounds("begin", begin), index_bounds("end", end)
         if len(begin) != len(shape) or len(end) != len(shape):
             raise ValueError(f"{self.meta.path}: begin {tuple(begin)} and end {tuple(end)} must have {len(shape)} "
                              f"entries, one per axis {self.meta.axes}")
+        if any(b > e for b, e in zip(begin, end, strict=True)):
+            raise ValueError(f"{self.meta.path}: begin {begin} is after end {end} on some axis")
         units = _write_shape(self.source) if write else self.source.chunk_shape
         if self.resampled:
             source = self.source
@@ -341,21 +344,43 @@ def target_grid(frame: Frame, voxel_size: Any, anchor: Any) -> Target | None:
     return None
 
 
+#: A resample target this many times the handle's voxel size or more, on every spatial axis, warns as a unit slip.
+FAR_COARSER = 100.0
+
+
 def unit_slip(frame: Frame, sizes: Sequence[float], have: Sequence[float] | None = None) -> str | None:
-    """A warning when ``sizes`` are within 10% of one power of 1000 (not 1) times ``have`` (the handle's voxel size)
-    on every spatial axis, the mark of a size given in other units; else None."""
+    """A warning when ``sizes`` look given in other units than ``have`` (the handle's voxel size): within 10% of one
+    power of 1000 (not 1) times it on every spatial axis, or ``FAR_COARSER`` times it or more on every spatial axis;
+    else None. The warning names both sizes, their unit and the unit that would make sense of ``sizes``."""
     have = frame.voxel_size if have is None else tuple(have)
-    powers = set()
-    for size, own in zip(sizes, have, strict=True):
-        power = round(math.log(size / own, 1000))
-        if power == 0 or abs(size / own / 1000.0**power - 1) > 0.1:
-            return None
-        powers.add(power)
-    if len(powers) != 1:
-        return None
+    ratios = [abs(size / own) for size, own in zip(sizes, have, strict=True)]
     unit = frame.meta.units[frame.spatial[0]] or NANOMETER
-    return (f"{frame.meta.path}: voxel_size {tuple(sizes)} is {1000.0 ** powers.pop():g} times the voxel size "
-            f"{have}, both in {unit}; was it given in other units? Resampling as asked")
+    powers = [round(math.log(r, 1000)) for r in ratios]
+    if len(set(powers)) == 1 and powers[0] != 0 and all(abs(r / 1000.0**p - 1) <= 0.1
+                                                        for r, p in zip(ratios, powers, strict=True)):
+        times = f"{1000.0 ** powers[0]:g} times"
+    elif min(ratios) >= FAR_COARSER:
+        times = f"{min(ratios):g} to {max(ratios):g} times" if max(ratios) > min(ratios) else f"{ratios[0]:g} times"
+    else:
+        return None
+    meant = _meant_unit(sizes, have, unit)
+    guess = f"in {meant}, where it is near the handle's" if meant else "in other units"
+    return (f"{frame.meta.path}: voxel_size {tuple(sizes)} is {times} the voxel size {have}, both in {unit}; was it "
+            f"given {guess}? Resampling as asked")
+
+
+def _meant_unit(sizes: Sequence[float], have: Sequence[float], unit: str) -> str | None:
+    """The length unit (OME's spellings) in which ``sizes`` come closest to ``have`` (in ``unit``), other than
+    ``unit`` itself; None when ``unit`` is no length the table knows."""
+    if units_kind(unit) != "space":
+        return None
+    best, distance = None, math.inf
+    for name in LENGTH_UNITS:
+        scale = factor(name, unit)
+        gap = sum(abs(math.log(abs(s * scale / h))) for s, h in zip(sizes, have, strict=True))
+        if gap < distance and factor(name, unit) != 1.0:
+            best, distance = name, gap
+    return best
 
 
 def pins_of(grid: ArrayMeta, select: Mapping[str, int]) -> tuple[tuple[int, int], ...]:
@@ -566,7 +591,4 @@ def onto(frame: Frame, grid: Grid, begin: Sequence[int] | None, end: Sequence[in
 
 def _voxels(label: str, values: Any, ndim: int) -> tuple[int, ...]:
     """One whole number per spatial axis, negative ones too (voxels before the grid are read as padding)."""
-    items = tuple(values)
-    if len(items) != ndim or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in items):
-        raise ValueError(f"{label} is {values!r}; expected {ndim} whole numbers, one per spatial axis of the grid")
-    return tuple(int(v) for v in items)
+    return index_bounds(label, values, ndim)

@@ -106,7 +106,7 @@ class Options:
             raise ValueError(f"transform is {self.transform!r}; expected a callable or None")
         if self.select is not None and not isinstance(self.select, Mapping):
             raise ValueError(f"select is {self.select!r}; expected a dict of axis name to index")
-        Request.of(self.units)
+        Request.checked(self.units)
 
 
 @dataclasses.dataclass(frozen=True)

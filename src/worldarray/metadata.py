@@ -120,7 +120,7 @@ class ArrayMeta:
 
     def converted(self, units: UnitsArgument, strict: bool = True) -> ArrayMeta:
         """Return this meta in the units a ``units=`` argument asks for (None: as stored)."""
-        request = Request.of(units)
+        request = Request.checked(units)
         if request == Request():
             return self
         sizes, shifts, names = convert(self.voxel_size, self.translation, self.units,

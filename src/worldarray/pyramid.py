@@ -27,7 +27,7 @@ from .handle import MODES, PathLike, Sizes, SizesOrNone, one_of
 from .levels import Level, group_source, level_names, listed_by_parent, pick, refuse_bioformats2raw, select_level
 from .metadata import ArrayMeta, level_placements, parse
 from .ome_write import group_axis_types
-from .units import NANOMETER, UnitsArgument
+from .units import NANOMETER, Request, UnitsArgument
 from .write import Codecs, codecs_of
 
 __all__ = ["Pyramid", "open_pyramid", "create"]
@@ -182,6 +182,7 @@ class Pyramid:
                  retries: retry.Retry | None = None) -> None:
         one_of("mode", mode, MODES)
         one_of("metadata_conflicts", metadata_conflicts, ("error", "warn"))
+        Request.checked(units)  # a unit converted to is checked before any placement is reported
         self.mode = mode
         self._context, self._units, self._select, self._conflicts = context, units, select, metadata_conflicts
         self._retries = retries

@@ -16,7 +16,7 @@ from typing import TypeAlias
 
 from .diagnostics import warn
 
-__all__ = ["TABLE", "NANOMETER", "kind", "factor", "abbreviation", "ome_name", "lookup", "Request", "convert",
+__all__ = ["TABLE", "NANOMETER", "LENGTH_UNITS", "kind", "factor", "abbreviation", "ome_name", "lookup", "Request", "convert",
            "UnitsArgument"]
 
 #: The unit a spatial axis with no unit is taken to be in, and the default of every ``units=`` argument.
@@ -45,11 +45,19 @@ _TIMES = (
 
 _KINDS = {"length": "space", "time": "time"}
 
+#: The length units by their OME names, largest first.
+LENGTH_UNITS = tuple(ome for ome, _, _, _ in _LENGTHS)
+
+
+def _plurals(words) -> tuple[str, ...]:
+    """The plural of each spelling that is a word ("nanometers", "micrometres", "microns"), not an abbreviation."""
+    return tuple(w + "s" for w in words if len(w) > 3 and w.isalpha() and not w.endswith("s"))
+
 
 def _spellings(rows):
     table, canonical, exact = {}, {}, {}
     for ome, short, (mantissa, power), others in rows:
-        for spelling in (ome, short, *others):
+        for spelling in dict.fromkeys((ome, short, *others, *_plurals((ome, *others)))):
             table[spelling] = mantissa * 10.0**power
             canonical[spelling] = (ome, short)
             exact[spelling] = (mantissa, power)
@@ -175,6 +183,26 @@ class Request:
             return cls(per_axis=tuple(u or "" for u in units))
         raise ValueError(f"units is {units!r}; expected a unit name, a dict with 'space' and/or 'time', "
                          "one unit per axis ('' on an axis that has none), or None")
+
+    @classmethod
+    def checked(cls, units: UnitsArgument) -> Request:
+        """``of``, and every unit asked for known to the table as its kind (a length for ``space``, a time for
+        ``time``), so no placement is ever reported in a unit it was not converted to; ValueError naming the
+        argument, the unit and what was wanted.
+
+        >>> Request.checked("parsec")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ValueError: units is 'parsec': 'parsec' is not a length unit the unit table knows; expected one of ...
+        """
+        request = cls.of(units)
+        wanted = [(request.space, "space", "a length"), (request.time, "time", "a time")]
+        wanted += [(unit, None, "a length or a time") for unit in request.per_axis or ()]
+        for unit, axis_kind, label in wanted:
+            if unit and (kind(unit) == "unknown" if axis_kind is None else kind(unit) != axis_kind):
+                known = sorted(TABLE["length" if axis_kind == "space" else "time"]) if axis_kind else _KNOWN
+                raise ValueError(f"units is {units!r}: {unit!r} is not {label} unit the unit table knows; expected "
+                                 f"one of {known}")
+        return request
 
     def by_kind(self, index: int, axis_kind: str) -> str | None:
         """The unit wanted on axis ``index`` of kind "space", "time" or another; None or "" keeps what is there."""

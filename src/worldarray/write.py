@@ -29,7 +29,7 @@ from .detect import FORMATS, Gathered, Node, array_above, gather, probe, source_
 from .diagnostics import quiet
 from .reach import Reach
 from .fields import exact_value, json_fill, stored_fill
-from .geometry import BoxLike, Sizes, default_axes, isclose, over_axes, spatial_indices
+from .geometry import BoxLike, Sizes, default_axes, index_bounds, isclose, over_axes, spatial_indices
 from .factors import level_placement, level_shape
 from .blocks import whole_numbers
 from .grid import Frame, shard_shape
@@ -521,7 +521,7 @@ def write_index(frame: Frame, view: ts.TensorStore, begin: Sequence[int], end: S
     A ``hashed`` array (a sharded precomputed scale) has no unit that is one put, so it takes ``partial`` writes only.
     """
     shape, axes = frame.meta.shape, frame.meta.axes
-    begin, end = tuple(int(b) for b in begin), tuple(int(e) for e in end)
+    begin, end = index_bounds("begin", begin), index_bounds("end", end)
     if len(begin) != len(shape) or len(end) != len(shape):
         raise ValueError(f"{path}: begin {begin} and end {end} must have {len(shape)} entries, one per axis {axes}")
     for axis, (b, e, n) in enumerate(zip(begin, end, shape, strict=True)):
