@@ -238,10 +238,11 @@ def _whole_bound(label: str, values: Any, value: Any) -> int:
         raise TypeError(f"{label} is {tuple(values)!r}: {value!r} is a {type(value).__name__}; expected whole numbers")
     if isinstance(value, (int, np.integer)):
         return int(value)
-    if not math.isfinite(value) or not float(value).is_integer():
+    number = float(value)
+    if not math.isfinite(number) or not number.is_integer():
         raise ValueError(f"{label} is {tuple(values)!r}: {value!r} is not a whole number; index bounds are whole "
                          "numbers (8.0 is one), never truncated")
-    return int(value)
+    return int(number)
 
 
 def finite_box(label: str, begin: Sequence[Any], end: Sequence[Any]) -> None:

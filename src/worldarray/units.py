@@ -16,8 +16,8 @@ from typing import TypeAlias
 
 from .diagnostics import warn
 
-__all__ = ["TABLE", "NANOMETER", "LENGTH_UNITS", "kind", "factor", "abbreviation", "ome_name", "lookup", "Request", "convert",
-           "UnitsArgument"]
+__all__ = ["TABLE", "NANOMETER", "LENGTH_UNITS", "kind", "factor", "abbreviation", "ome_name", "lookup", "Request",
+           "convert", "UnitsArgument"]
 
 #: The unit a spatial axis with no unit is taken to be in, and the default of every ``units=`` argument.
 NANOMETER = "nanometer"
@@ -195,7 +195,8 @@ class Request:
         ValueError: units is 'parsec': 'parsec' is not a length unit the unit table knows; expected one of ...
         """
         request = cls.of(units)
-        wanted = [(request.space, "space", "a length"), (request.time, "time", "a time")]
+        wanted: list[tuple[str | None, str | None, str]] = [(request.space, "space", "a length"),
+                                                            (request.time, "time", "a time")]
         wanted += [(unit, None, "a length or a time") for unit in request.per_axis or ()]
         for unit, axis_kind, label in wanted:
             if unit and (kind(unit) == "unknown" if axis_kind is None else kind(unit) != axis_kind):
