@@ -145,15 +145,15 @@ def test_create_writes_dimension_names_equal_to_the_ome_axes(tmp_path):
     assert stored["dimension_names"] == [a["name"] for a in _axes_listed(tmp_path / "v.zarr")]
 
 
-def test_ensure_group_entry_refuses_a_zarr3_array_without_dimension_names_and_changes_nothing(tmp_path):
+def test_ensure_group_entry_lists_a_zarr3_level_without_dimension_names_with_a_warning_changing_no_array(tmp_path):
     group = tmp_path / "v.zarr"
     wa.create(group / "s0", (8, 8, 8), "uint8", 4, 2, chunks=4)
-    before = (group / "zarr.json").read_bytes()
     stored = _tensorstore_array(group / "s1", None)
-    with pytest.raises(ValueError, match=r"s1/zarr\.json: dimension_names is None; expected \['z', 'y', 'x'\]"):
+    with pytest.warns(wa.MetadataWarning, match=r"s1/zarr\.json: dimension_names is None; OME-NGFF 0\.5 wants them "
+                                                r"equal to the axes \['z', 'y', 'x'\]"):
         wa.ensure_group_entry(group, "s1", 8, 4)
     assert (group / "s1" / "zarr.json").read_bytes() == stored
-    assert (group / "zarr.json").read_bytes() == before
+    assert _datasets(group) == ["s0", "s1"]
 
 
 def test_ensure_group_entry_refuses_dimension_names_that_differ_from_the_ome_axes(tmp_path):
@@ -166,8 +166,8 @@ def test_ensure_group_entry_refuses_dimension_names_that_differ_from_the_ome_axe
     assert _datasets(group) == ["s0"]
 
 
-def test_ensure_group_entry_refuses_a_zarr3_array_without_dimension_names_into_a_new_ome_group(tmp_path):
+def test_ensure_group_entry_lists_a_zarr3_array_without_dimension_names_into_a_new_ome_group(tmp_path):
     _tensorstore_array(tmp_path / "v.zarr" / "s0", None)
-    with pytest.raises(ValueError, match=r"dimension_names is None; expected \['z', 'y', 'x'\]"):
+    with pytest.warns(wa.MetadataWarning, match=r"dimension_names is None"):
         wa.ensure_group_entry(tmp_path / "v.zarr", "s0", 8, 4)
-    assert not (tmp_path / "v.zarr" / "zarr.json").exists()
+    assert _datasets(tmp_path / "v.zarr") == ["s0"]

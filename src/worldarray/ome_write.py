@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import units as unit_table
+from .diagnostics import warn
 from .geometry import floats, spatial_indices, spread
 from .ome import compose, dataset_path, dataset_scale, multiscales_of, walk
 
@@ -302,9 +303,15 @@ def type_differences(attrs: Mapping[str, Any], name: str, axis_types: Sequence[s
 
 def check_dimension_names(url: str, array: Mapping[str, Any], axes: Sequence[str], group: str) -> None:
     """A zarr v3 array that an OME 0.5 multiscales lists has dimension_names equal to the axis names (OME-NGFF 0.5);
-    ``array`` is its zarr.json at ``url``, and one that has not is refused, never changed."""
+    ``array`` is its zarr.json at ``url``. Names that are present and differ are refused; missing ones (or all null)
+    are listed with a MetadataWarning, since the package changes no array and nothing is at risk."""
     found = array.get("dimension_names")
-    if found is not None and list(found) == list(axes):
+    if found is None or (isinstance(found, list) and all(name is None for name in found)):
+        warn(f"{url}: dimension_names is {found!r}; OME-NGFF 0.5 wants them equal to the axes {list(axes)} of the "
+             f"multiscales of {group}. Listed all the same: the package changes no array (give it those "
+             "dimension_names with your own code to make it valid OME-NGFF 0.5)")
+        return
+    if isinstance(found, list) and list(found) == list(axes):
         return
     raise ValueError(f"{url}: dimension_names is {found!r}; expected {list(axes)}, the axes of the OME 0.5 "
                      f"multiscales of {group}, which OME-NGFF 0.5 requires them to equal. The package changes no "
