@@ -22,7 +22,8 @@ from .diagnostics import UnitsWarning, warn
 from .geometry import Box, BoxLike, index_bounds
 from .grid import Grid, onto, target_grid, unit_slip
 from .handle import (METHODS, Index, Masked, Opened, Options, Padding, PathLike, Sizes, SizesOrNone, Transform,
-                     checked_padding, one_of, open_level, pinned, then)
+                     checked_padding, open_level, pinned, then)
+from .arguments import context_or_none, flag, one_of
 from .indexing import ArrayProtocol
 from .keys import chunk_indices, chunk_key, hashed_shards, key_format, parse_chunk_key
 from .levels import Level
@@ -116,7 +117,7 @@ class WorldArray(ArrayProtocol):
         options = Options(level, voxel_size, level_mode, on_mismatch, padding, method, select, units, retries,
                           metadata_conflicts, base_voxel_size, base_units, anchor, transform, strict_units, mode,
                           store_fill)
-        self._open(store.normalize(path), options, context)
+        self._open(store.normalize(path), options, context_or_none(context))
 
     def _open(self, path: str, options: Options, context: Context | None) -> None:
         with retry.governing(options.retries):
@@ -505,6 +506,7 @@ class WorldArray(ArrayProtocol):
         ``retries`` as reads are. A refused write raises ValueError naming the array (``level_path``).
         """
         self._check_writable()
+        flag("partial", partial)
         node = self._opened.node
         write.write_index(self._opened.frame, self._opened.store, begin, end, data, partial=partial,
                           policy=retries or self.retries, path=self.level_path, remote=self.remote,

@@ -19,6 +19,7 @@ import numpy as np
 import tensorstore as ts
 
 from . import resample, retry, rounds, store, write
+from .arguments import flag, one_of, retries_or_none
 from .diagnostics import noticing
 from .detect import Node, source_of
 from .reach import Reach, open_array, reach_array
@@ -45,11 +46,6 @@ Masked: TypeAlias = "tuple[np.ndarray, np.ndarray]"
 
 METHODS = resample.METHODS
 MODES = ("r", "r+")
-
-
-def one_of(name: str, value: Any, allowed: Sequence[Any]) -> None:
-    if value not in allowed:
-        raise ValueError(f"{name} is {value!r}; expected one of {tuple(allowed)}")
 
 
 def _check_sizes(name: str, value: Any) -> None:
@@ -100,8 +96,8 @@ class Options:
         one_of("metadata_conflicts", self.metadata_conflicts, ("error", "warn"))
         _check_sizes("voxel_size", self.voxel_size)
         _check_sizes("base_voxel_size", self.base_voxel_size)
-        if self.retries is not None and not isinstance(self.retries, Retry):
-            raise ValueError(f"retries is {self.retries!r}; expected a wa.Retry or None")
+        retries_or_none(self.retries)
+        flag("strict_units", self.strict_units), flag("store_fill", self.store_fill)
         if self.transform is not None and not callable(self.transform):
             raise ValueError(f"transform is {self.transform!r}; expected a callable or None")
         if self.select is not None and not isinstance(self.select, Mapping):

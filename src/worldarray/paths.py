@@ -13,8 +13,8 @@ import re
 from collections.abc import Sequence
 from typing import TypeAlias
 
-__all__ = ["REMOTE_SCHEMES", "PathLike", "basename", "is_remote", "is_root", "join", "normalize", "parent", "scheme",
-           "split", "url"]
+__all__ = ["REMOTE_SCHEMES", "PathLike", "basename", "is_remote", "is_root", "join", "normalize", "parent",
+           "plain_name", "plain_target", "scheme", "split", "url"]
 
 #: A path: a local path (str or os.PathLike), or a file, memory, http(s), s3 or gs URL.
 PathLike: TypeAlias = "str | os.PathLike[str]"
@@ -187,3 +187,35 @@ def url(directory: str | os.PathLike, key: str) -> str:
     """
     text = normalize(directory)
     return text + ("" if text.endswith("/") else "/") + key
+
+
+def plain_name(label: str, name: object) -> str:
+    """A level or array name as given to be written: a relative path of plain components ("s0", "seg/s1").
+
+    ValueError naming ``label`` and the value for anything else: no string, empty, absolute, or holding an empty,
+    ``.`` or ``..`` component, which would write somewhere other than below the group.
+
+    >>> plain_name("name", "seg/s1")
+    'seg/s1'
+    """
+    if not isinstance(name, str):
+        raise ValueError(f"{label} is {name!r}; expected a level name such as 's1' (a string)")
+    parts = name.split("/")
+    if not name or name.startswith("/") or any(part in ("", ".", "..") for part in parts):
+        raise ValueError(f"{label} is {name!r}; expected a relative path of plain components below the group, such "
+                         "as 's1' or 'seg/s1' (no empty, '.' or '..' component, no leading '/')")
+    return name
+
+
+def plain_target(label: str, path: str | os.PathLike) -> str:
+    """A path to create at, in its one spelling: not empty, and no ``.`` or ``..`` component in what was given
+    (``vol.zarr/../s0`` names another place than it seems to); ValueError naming ``label`` and the value else."""
+    text = os.fspath(path) if isinstance(path, (str, os.PathLike)) else path
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"{label} is {path!r}; expected the level's path, such as 'volume.zarr/s0'")
+    rest = _SCHEME_PATTERN.match(text)
+    segments = (rest.group(2) if rest else text).split("/")
+    if any(segment in (".", "..") for segment in segments):
+        raise ValueError(f"{label} is {text!r}; expected a path without '.' or '..' components, such as "
+                         "'volume.zarr/s0'")
+    return normalize(text)

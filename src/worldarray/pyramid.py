@@ -23,7 +23,9 @@ from .diagnostics import quiet
 from .fields import Placement
 from .factors import derived_level
 from .grid import Grid, spatial_placement
-from .handle import MODES, PathLike, Sizes, SizesOrNone, one_of
+from .arguments import context_or_none, flag, mapping_or_none, one_of, retries_or_none
+from .handle import MODES, PathLike, Sizes, SizesOrNone
+from .paths import plain_name, plain_target
 from .levels import Level, group_source, level_names, listed_by_parent, pick, refuse_bioformats2raw, select_level
 from .metadata import ArrayMeta, level_placements, parse
 from .ome_write import group_axis_types
@@ -111,6 +113,9 @@ def create(path: PathLike, shape: int | Sequence[int] | None = None, dtype: DTyp
     >>> vol.writable, vol.write_shape, vol.corner
     (True, (32, 32, 32), (0.0, 0.0, 0.0))
     """
+    path = plain_target("path", path)  # every argument is checked before anything is written
+    context_or_none(context), retries_or_none(retries), flag("store_fill", store_fill)
+    mapping_or_none("attrs", attrs), mapping_or_none("group_attrs", group_attrs)
     if grid is not None:
         shape, voxel_size, translation, axes, units, chunks, shards = _grid_facts(
             grid, shape=shape, voxel_size=voxel_size, translation=translation, axes=axes, units=units, chunks=chunks,
@@ -123,7 +128,7 @@ def create(path: PathLike, shape: int | Sequence[int] | None = None, dtype: DTyp
     units = NANOMETER if units is None else units
     if store_fill:  # recorded with the array, so every later handle stores fill units too (A2)
         attrs = {**(attrs or {}), write.STORE_FILL_KEY: {"store_fill": True}}
-    level = write.plan_level(store.normalize(path), shape, dtype, voxel_size, translation, axes, units, chunks, shards,
+    level = write.plan_level(path, shape, dtype, voxel_size, translation, axes, units, chunks, shards,
                              fill_value, codecs, format, attrs, group_attrs, exists, axis_types)
     with retry.governing(retries):
         write.create_level(level, context)
@@ -183,6 +188,7 @@ class Pyramid:
         one_of("mode", mode, MODES)
         one_of("metadata_conflicts", metadata_conflicts, ("error", "warn"))
         Request.checked(units)  # a unit converted to is checked before any placement is reported
+        context_or_none(context), retries_or_none(retries)
         self.mode = mode
         self._context, self._units, self._select, self._conflicts = context, units, select, metadata_conflicts
         self._retries = retries
@@ -321,6 +327,7 @@ class Pyramid:
         if self.mode != "r+":
             raise ValueError(f"{self.path}: opened with mode={self.mode!r}; open_pyramid(..., mode='r+') to add a "
                              "level")
+        plain_name("name", name)
         source_name = self._name(from_level) if from_level is not None else self.finest()
         source = self.level_meta(source_name)
         if units is not None:
@@ -330,8 +337,9 @@ class Pyramid:
         if codecs is None or shards is None:  # copied from the source level: read only when something is copied
             with retry.governing(self._retries):
                 found_codecs, found_shards = codecs_of(store.join(self.path, source_name))
-        level = create(store.join(self.path, name), shape, dtype or source.dtype, voxel_size, translation,
-                       axes=source.axes, units=list(source.units), chunks=chunks or source.chunk_shape,
+        level = create(store.join(self.path, name), shape, source.dtype if dtype is None else dtype, voxel_size,
+                       translation, axes=source.axes, units=list(source.units),
+                       chunks=source.chunk_shape if chunks is None else chunks,
                        shards=found_shards if shards is None else shards,
                        fill_value=source.fill_value if fill_value is None else fill_value,
                        codecs=(found_codecs or "none") if codecs is None else codecs, attrs=attrs,

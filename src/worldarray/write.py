@@ -34,7 +34,7 @@ from .factors import level_placement, level_shape
 from .blocks import whole_numbers
 from .grid import Frame, shard_shape
 from .metadata import ArrayMeta, parse
-from .paths import PathLike
+from .paths import PathLike, plain_name
 from .ome import first_listing, walk
 from .ome_write import (AXIS_TYPES, OME_VERSIONS, axis_units, check_dimension_names, group_axis_types, listed_axes,
                         ome_multiscales, type_differences, with_entry)
@@ -271,7 +271,7 @@ def ensure_group_entry(group: PathLike, name: str, voxel_size: Sizes, translatio
         or differ from the multiscale's axis names, which OME-NGFF 0.5 requires them to equal.
     """
     group = store.normalize(group)
-    path = store.join(group, name)
+    path = store.join(group, plain_name("name", name))
     node = _zarr_node(_probe(group), group, "group")
     array = _zarr_node(_probe(path), path, "level")
     if array is None or array.kind != "array":
