@@ -95,7 +95,6 @@ def test_blocks_and_their_records_are_plain_and_picklable():
     (lambda: wa.blocks((10, 10), (4,)), "block_shape"),
     (lambda: wa.blocks((10, 10), 4, context=-1), "context"),
     (lambda: wa.blocks((10, 10), 4, context=((1, -1), 0)), "context"),
-    (lambda: wa.blocks((10, 10), 4, box=((0, 0), (11, 10))), "box"),
     (lambda: wa.blocks((10, 10), 4, box=((5, 0), (4, 10))), "box"),
 ])
 def test_bad_block_arguments_raise_naming_the_argument(call, named):
@@ -242,3 +241,27 @@ def test_numpy_integers_are_whole_numbers_wherever_blocks_take_them():
 def test_a_block_id_that_is_not_a_whole_number_raises_type_error_naming_it():
     with pytest.raises(TypeError, match=r"block id '3' is a str"):
         wa.blocks((9, 9), 3)["3"]  # type: ignore[index]
+
+
+# ---------------------------------------------------------------- a box that reaches past the array
+
+
+def test_write_boxes_tile_a_box_that_starts_below_0_and_ends_past_the_array_exactly_as_given():
+    tiling = wa.blocks((10,), 4, box=((-2,), (14,)))
+    assert [(b.begin, b.end) for b in tiling] == [((-2,), (2,)), ((2,), (6,)), ((6,), (10,)), ((10,), (14,))]
+    assert tiling.index_of((6,)) == 2
+
+
+def test_only_read_boxes_are_clipped_to_the_array_under_clip():
+    clipped = wa.blocks((10,), 4, context=1, box=((-2,), (14,)))
+    assert [(b.read_begin, b.read_end) for b in clipped] == [((0,), (3,)), ((1,), (7,)), ((5,), (10,)), ((9,), (10,))]
+    padded = wa.blocks((10,), 4, context=1, box=((-2,), (14,)), clip=False)
+    assert [(b.read_begin, b.read_end) for b in padded] == [((-3,), (3,)), ((1,), (7,)), ((5,), (11,)), ((9,), (15,))]
+
+
+def test_a_block_wholly_outside_the_array_is_still_yielded_reading_nothing_when_clipped():
+    tiling = wa.blocks((10, 10), 4, box=((-8, 0), (4, 4)))
+    outside = tiling[0]
+    assert (outside.begin, outside.end) == ((-8, 0), (-4, 4))
+    assert outside.read_begin[0] == outside.read_end[0] == 0
+    assert len(tiling) == 3 and tiling.index_of((-8, 0)) == 0

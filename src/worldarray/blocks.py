@@ -1,9 +1,9 @@
 """Blocks tile a voxel box and grow by context; nothing runs.
 
 ``blocks(shape, block_shape, context, box, clip)`` is a plain, picklable sequence of ``Block`` records in C order:
-their write boxes partition ``[0, shape)`` (or ``box``, the grid anchored at its begin) with no gap or overlap, the
-last block on an axis clipped; each read box is its write box grown by ``context``, clipped to the array unless
-``clip=False``. A scheduler of any kind takes the blocks as they are.
+their write boxes partition ``[0, shape)`` (or ``box``, the grid anchored at its begin, which may start below 0 or
+end past the array) with no gap or overlap, the last block on an axis clipped; each read box is its write box grown
+by ``context``, clipped to the array unless ``clip=False``. A scheduler of any kind takes the blocks as they are.
 """
 
 from __future__ import annotations
@@ -47,15 +47,17 @@ def _is_whole(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
-def whole_numbers(label: str, value: Any, ndim: int, low: int = 1) -> tuple[int, ...]:
-    """One whole number for every axis, or one per axis, each >= ``low``; ValueError naming the argument else."""
+def whole_numbers(label: str, value: Any, ndim: int, low: int | None = 1) -> tuple[int, ...]:
+    """One whole number for every axis, or one per axis, each >= ``low`` (any when None); ValueError naming the
+    argument else."""
     values = [value] * ndim if _is_whole(value) else value
     try:
         found = tuple(values)
     except TypeError:
         found = ()
-    if len(found) != ndim or not all(_is_whole(v) and v >= low for v in found):
-        raise ValueError(f"{label} is {value!r}; expected whole numbers >= {low}: one, or {ndim} (one per axis)")
+    if len(found) != ndim or not all(_is_whole(v) and (low is None or v >= low) for v in found):
+        wanted = "whole numbers" + (f" >= {low}" if low is not None else "")
+        raise ValueError(f"{label} is {value!r}; expected {wanted}: one, or {ndim} (one per axis)")
     return tuple(int(v) for v in found)
 
 
@@ -103,10 +105,10 @@ class Blocks(Sequence[Block]):
             return (0,) * len(self.shape), self.shape
         if isinstance(box, (str, bytes)) or len(box) != 2:
             raise ValueError(f"box is {box!r}; expected a (begin, end) pair of voxel indices")
-        begin = whole_numbers("box begin", box[0], len(self.shape), 0)
-        end = whole_numbers("box end", box[1], len(self.shape), 0)
-        if not all(b <= e <= n for b, e, n in zip(begin, end, self.shape, strict=True)):
-            raise ValueError(f"box is ({begin}, {end}); expected begin <= end <= shape {self.shape} on every axis")
+        begin = whole_numbers("box begin", box[0], len(self.shape), None)
+        end = whole_numbers("box end", box[1], len(self.shape), None)
+        if not all(b <= e for b, e in zip(begin, end, strict=True)):
+            raise ValueError(f"box is ({begin}, {end}); expected begin <= end on every axis")
         return begin, end
 
     def __len__(self) -> int:
@@ -132,9 +134,9 @@ class Blocks(Sequence[Block]):
         end = tuple(min(b + s, e) for b, s, e in zip(begin, self.block_shape, self.end, strict=True))
         read_begin = tuple(b - before for b, (before, _) in zip(begin, self.context, strict=True))
         read_end = tuple(e + after for e, (_, after) in zip(end, self.context, strict=True))
-        if self.clip:
-            read_begin = tuple(max(r, 0) for r in read_begin)
-            read_end = tuple(min(r, n) for r, n in zip(read_end, self.shape, strict=True))
+        if self.clip:  # a block wholly outside the array reads nothing there: read_begin == read_end
+            read_begin = tuple(min(max(r, 0), n) for r, n in zip(read_begin, self.shape, strict=True))
+            read_end = tuple(max(min(r, n), b) for r, n, b in zip(read_end, self.shape, read_begin, strict=True))
         return Block(index, id, begin, end, read_begin, read_end,
                      tuple(b == o for b, o in zip(begin, self.begin, strict=True)),
                      tuple(e == o for e, o in zip(end, self.end, strict=True)))
