@@ -219,13 +219,27 @@ def _decoding_limit(vol: wa.WorldArray) -> dict:
     return vol.ts.spec(retain_context=True).to_json()["context"]["data_copy_concurrency"]
 
 
+def _limits(vol: wa.WorldArray) -> tuple[dict, dict]:
+    """The decoding pool the handle's tensorstore has, and the one its ``context`` reports."""
+    return _decoding_limit(vol), _spec(vol.context)["data_copy_concurrency"]
+
+
+def test_vol_context_is_the_context_given_else_the_processs_shared_one(tmp_path):
+    mine = wa.capped_context(concurrency=2)
+    given = wa.create(tmp_path / "c.zarr" / "s0", (8,), "uint8", 1, 0, axes=("x",), chunks=CHUNK, context=mine)
+    assert given.context is mine
+    assert wa.open(given.level_path).context is wa.shared_context()
+    with pytest.raises(AttributeError):
+        given.context = wa.shared_context()  # read-only
+
+
 def test_a_pickled_handle_is_sized_by_the_receiving_processs_budget(tmp_path, monkeypatch):
     vol = wa.create(tmp_path / "a.zarr" / "s0", (8,), "uint8", 1, 0, axes=("x",), chunks=CHUNK)
     mine = _decoding_limit(vol)
     theirs = {"limit": mine["limit"] + 2}
     monkeypatch.setenv("WORLDARRAY_THREADS", str(theirs["limit"]))  # the worker starts with this environment
     with multiprocessing.get_context("spawn").Pool(1) as pool:
-        assert pool.apply(_decoding_limit, (vol,)) == theirs
+        assert pool.apply(_limits, (vol,)) == (theirs, theirs)  # vol.context too reports the receiver's own
 
 
 # ---------------------------------------------------------------- fork

@@ -137,6 +137,13 @@ def test_a_scalar_that_does_not_survive_the_cast_exactly_raises(tmp_path, value)
         vol.write_index((0, 0, 0), CHUNKS, value)
 
 
+@pytest.mark.parametrize("value", [0.1, float("nan"), float("inf"), -float("inf"), 3, np.float64(0.3)])
+def test_a_scalar_into_a_float_array_is_cast_as_numpy_casts_it(tmp_path, value):
+    vol = _make(tmp_path / "g.zarr" / "s0", dtype="float32")
+    vol.write_index((0, 0, 0), CHUNKS, value)
+    np.testing.assert_array_equal(vol.read_index((0, 0, 0), CHUNKS), np.full(CHUNKS, value, np.float32))
+
+
 def test_a_unit_of_fill_values_is_not_stored(tmp_path):
     vol = _make(tmp_path / "g.zarr" / "s0", fill_value=5)
     vol.write_index((0, 0, 0), CHUNKS, np.full(CHUNKS, 5, np.uint16))

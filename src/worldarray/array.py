@@ -216,6 +216,12 @@ class WorldArray(ArrayProtocol):
         return self._opened.frame.resampled
 
     @property
+    def context(self) -> Context:
+        """The tensorstore.Context the handle reads and writes through: the one given at open, else the process's
+        ``wa.shared_context()`` (so a pickled handle on the default reports the receiving process's own)."""
+        return self._opened.reach.context
+
+    @property
     def remote(self) -> bool:
         """Whether the array is on s3, gs or an http(s) server."""
         return self._opened.remote

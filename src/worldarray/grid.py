@@ -488,7 +488,7 @@ class Grid:
         meta = ArrayMeta(found, np.dtype("float64"), chunk_shape or tuple(max(n, 1) for n in found), names, True,
                          units_of, over_axes(voxel_size, ndim, spatial, 1.0, "voxel_size", positive=True),
                          over_axes(translation, ndim, spatial, 0.0, "translation"), "zarr3", "",
-                         shard_shape=shard_shape_)
+                         placed_by="ome", shard_shape=shard_shape_)  # what create places it by
         for name, value in (("frame", Frame(meta, meta, meta)), ("chunks", chunk_shape), ("shards", shard_shape_)):
             object.__setattr__(self, name, value)
 
@@ -508,8 +508,8 @@ class Grid:
                    meta.shard_shape)
 
     def meta(self, dtype: Any) -> ArrayMeta:
-        """The ArrayMeta ``wa.create(path, grid=self, dtype=dtype)`` gives, on every field a grid knows; path "",
-        format "zarr3", no attributes and no fill value, which are the store's."""
+        """The ArrayMeta ``wa.create(path, grid=self, dtype=dtype)`` gives, on every field a grid knows, placed_by
+        "ome" as create places it; path "", format "zarr3", no attributes and no fill value, which are the store's."""
         return dataclasses.replace(self.frame.meta, dtype=dtype)
 
     # ------------------------------------------------------------ the answers a WorldArray of these facts gives

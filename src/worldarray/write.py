@@ -542,11 +542,14 @@ def write_index(frame: Frame, view: ts.TensorStore, begin: Sequence[int], end: S
 
 
 def _checked_data(frame: Frame, data: ArrayLike, wanted: tuple[int, ...], where: str) -> np.ndarray:
-    """``data`` as an array of shape ``wanted`` and the array's dtype, never cast silently; a scalar fills the box
-    when the dtype holds it exactly. ``where`` starts every refusal: the array's path and the box."""
+    """``data`` as an array of shape ``wanted`` and the array's dtype, never cast silently; a scalar fills the box:
+    into a float array as numpy casts it (NaN and inf too), into an integer or boolean array only when the dtype holds
+    it exactly. ``where`` starts every refusal: the array's path and the box."""
     if np.ndim(data) == 0:
         if isinstance(data, (str, bytes)):
             raise ValueError(f"{where}: data is {data!r}; expected an array or a number that dtype {frame.dtype} holds")
+        if frame.dtype.kind in "fc" and isinstance(data, (int, float, np.number)) and not isinstance(data, bool):
+            return np.asarray(data).astype(frame.dtype)  # a float array takes any number as numpy casts it, NaN too
         try:
             return np.asarray(exact_value("data", data, frame.dtype)).astype(frame.dtype)
         except ValueError as error:
