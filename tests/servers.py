@@ -3,7 +3,8 @@
 Import the fixtures into a test module (``from servers import http_server, s3_server``); the helpers
 (``serve_directory``, ``serve_bytes``, ``serve_gateway``, ``s3_client``) start servers a test needs more than one
 of. ``serve_gateway`` stands in front of another of them and decides, request by request, to pass it on, answer an
-error status, or hold it unanswered, counting what it was asked.
+error status, or hold it unanswered, counting what it was asked; ``serve_recorder`` records every request's headers
+and can strip a write's conditions, as a store that ignores them would.
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ __all__ = [
     "HOLD",
     "Asked",
     "Gateway",
+    "CONDITIONS",
+    "Recorder",
+    "Sent",
     "Served",
     "http_server",
     "s3_client",
@@ -45,6 +49,7 @@ __all__ = [
     "serve_bytes",
     "serve_directory",
     "serve_gateway",
+    "serve_recorder",
     "silent_server",
 ]
 
@@ -134,10 +139,12 @@ class Gateway:
         return sum(n for (m, path), n in self.asked.items() if m == method and path.endswith(ending))
 
 
-def _forward(upstream: urllib.parse.SplitResult, handler: http.server.BaseHTTPRequestHandler, body: bytes) -> None:
+def _forward(upstream: urllib.parse.SplitResult, handler: http.server.BaseHTTPRequestHandler, body: bytes,
+             drop: frozenset[str] = frozenset()) -> int:
+    """Pass the request on without the headers named (lower case) in ``drop``; the status answered."""
     connection = http.client.HTTPConnection(upstream.hostname, upstream.port, timeout=30)
     try:
-        headers = {k: v for k, v in handler.headers.items() if k.lower() not in _HOP_BY_HOP}
+        headers = {k: v for k, v in handler.headers.items() if k.lower() not in _HOP_BY_HOP | drop}
         connection.request(handler.command, handler.path, body=body, headers=headers)
         response = connection.getresponse()
         answer = response.read()
@@ -149,6 +156,7 @@ def _forward(upstream: urllib.parse.SplitResult, handler: http.server.BaseHTTPRe
         handler.end_headers()
         if handler.command != "HEAD":
             handler.wfile.write(answer)
+        return response.status
     finally:
         connection.close()
 
@@ -208,6 +216,97 @@ def serve_gateway(upstream: str, decide: Callable[[Asked], int | str | None]) ->
         server.server_close()
         thread.join()
         connections.forget(f"http://127.0.0.1:{server.server_address[1]}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Sent:
+    """One request a recorder passed on: method, path, headers (names in lower case, as received), body, and the
+    status the server behind answered."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    status: int
+
+
+#: The headers that make an S3 write conditional.
+CONDITIONS = frozenset({"if-match", "if-none-match"})
+
+
+@dataclasses.dataclass
+class Recorder:
+    """A running recorder: its base URL and every request it passed on, in the order they were answered.
+
+    ``hold_together(method, ending, n)`` holds the next ``n`` requests of ``method`` whose path ends with ``ending``
+    until all ``n`` have arrived (or 10 s have passed), then passes them on at once: writers that read the same
+    generation then collide for certain.
+    """
+
+    url: str
+    sent: list[Sent] = dataclasses.field(repr=False)
+    _held: tuple[str, str, threading.Barrier] | None = dataclasses.field(default=None, repr=False)
+    _lock: threading.Lock = dataclasses.field(default_factory=threading.Lock, repr=False)
+
+    def hold_together(self, method: str, ending: str, n: int) -> None:
+        with self._lock:
+            self._held = (method, ending, threading.Barrier(n, timeout=10))
+
+    def wait_for_the_others(self, method: str, path: str) -> None:
+        with self._lock:
+            held = self._held
+        if held is None or held[0] != method or not path.endswith(held[1]):
+            return
+        try:
+            if held[2].wait() == 0:  # the last to arrive: later requests pass at once
+                with self._lock:
+                    self._held = None if self._held is held else self._held
+        except threading.BrokenBarrierError:
+            pass
+
+
+@contextlib.contextmanager
+def serve_recorder(upstream: str, *, strip_conditions: bool = False) -> Iterator[Recorder]:
+    """Stand in front of the server at ``upstream`` and record every request as it arrived (``Sent``);
+    ``strip_conditions`` passes requests on without ``If-Match`` and ``If-None-Match``, as a store that ignores
+    write conditions would treat them."""
+    target = urllib.parse.urlsplit(upstream)
+    sent: list[Sent] = []
+    lock = threading.Lock()
+    drop = CONDITIONS if strip_conditions else frozenset()
+    recorder = Recorder("", sent)
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def handle_one(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            path = urllib.parse.urlsplit(self.path).path
+            recorder.wait_for_the_others(self.command, path)
+            status = _forward(target, self, body, drop)
+            headers = {name.lower(): value for name, value in self.headers.items()}
+            with lock:
+                sent.append(Sent(self.command, path, headers, body, status))
+
+        do_GET = do_HEAD = do_PUT = do_POST = do_DELETE = handle_one  # noqa: N815 - the base class's names
+
+        def log_message(self, format, *args):  # noqa: A002
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    recorder.url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        yield recorder
+    finally:
+        with recorder._lock:
+            if recorder._held is not None:
+                recorder._held[2].abort()  # nothing stays held past the test
+        server.shutdown()
+        server.server_close()
+        thread.join()
 
 
 # -- servers that count rounds and pending connections ----------------------------------------------------

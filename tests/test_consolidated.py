@@ -16,7 +16,7 @@ import pytest
 
 import worldarray as wa
 from conftest import together
-from worldarray import store
+from worldarray import conditional
 
 zarr = pytest.importorskip("zarr", minversion="3")
 
@@ -281,7 +281,7 @@ def test_threads_making_one_new_group_under_a_consolidated_root_lose_no_entry_in
 
 def test_a_zmetadata_changed_after_it_was_read_is_read_again_and_merged(tmp_path, monkeypatch):
     path = _consolidated(tmp_path / "vol.zarr", 2)
-    real, written = store._write_if, []
+    real, written = conditional._write_if, []
 
     def another_writer_first(directory, key, document, generation):
         if key == ".zmetadata" and not written:  # between our read and our write, another writer adds a key
@@ -293,7 +293,7 @@ def test_a_zmetadata_changed_after_it_was_read_is_read_again_and_merged(tmp_path
             written.append(outcome)
         return outcome
 
-    monkeypatch.setattr(store, "_write_if", another_writer_first)
+    monkeypatch.setattr(conditional, "_write_if", another_writer_first)
     wa.create(path / "s1", (4, 4, 4), "uint8", 8, 4, chunks=4)
     assert written == [False, True]
     assert {"theirs/.zgroup", "s1/.zarray"} <= set(_copy(path, 2))

@@ -16,7 +16,7 @@ import tensorstore as ts
 
 import worldarray as wa
 from conftest import together
-from worldarray import retry, store, write
+from worldarray import conditional, retry, write
 
 SHAPE, CHUNKS = (8, 8, 8), (4, 4, 4)
 THREADS = 8
@@ -85,7 +85,7 @@ def test_threads_adding_different_levels_to_one_group_lose_no_entry(tmp_path):
 def test_a_group_document_changed_after_it_was_read_is_read_again_and_merged(tmp_path, monkeypatch):
     group = tmp_path / "g.zarr"
     _make(group / "s0")
-    real, written = store._write_if, []
+    real, written = conditional._write_if, []
 
     def another_writer_first(directory, key, document, generation):
         if not written:  # between our read and our write, another writer adds a key of its own
@@ -95,7 +95,7 @@ def test_a_group_document_changed_after_it_was_read_is_read_again_and_merged(tmp
         written.append(real(directory, key, document, generation))
         return written[-1]
 
-    monkeypatch.setattr(store, "_write_if", another_writer_first)
+    monkeypatch.setattr(conditional, "_write_if", another_writer_first)
     _make(group / "s1", voxel_size=(8, 8, 8))
     assert written == [False, True]
     assert _group_document(group)["attributes"]["theirs"] == 1

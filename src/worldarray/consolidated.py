@@ -9,7 +9,7 @@ those of the level's group and of every group above it, up to the first director
 (where the hierarchy ends). Each gains the array, and every group between its own and the array that it does not
 list yet (made now, or made by another writer since the copy was written), since a reader of the copy reaches a
 node only through its parents. Every copy is changed by a write conditional on the generation read
-(``store.update_document``), re-read and merged when another writer got there first; a group listed already keeps
+(``conditional.update_document``), re-read and merged when another writer got there first; a group listed already keeps
 its entry, and the group's attributes change in a copy as they changed in the group (the same change applied to
 the copy's own record of them), so concurrent writers lose nothing there either. A zarr v3 group's own copy
 changes in the same write as its attributes.
@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import store
+from . import conditional, store
 from .detect import Node
 
 __all__ = ["Layout", "LAYOUTS", "Added", "added", "kept_true"]
@@ -139,7 +139,7 @@ class Added:
         for holder in self.holders:
             if holder == self.group and layout.beside_attributes:
                 continue  # changed with the group's attributes (``own``)
-            store.update_document(holder, layout.holder, functools.partial(kept_true, self, holder))
+            conditional.update_document(holder, layout.holder, functools.partial(kept_true, self, holder))
 
 
 def kept_true(added: Added, holder: str, document: Any) -> Any:

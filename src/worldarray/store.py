@@ -2,8 +2,8 @@
 
 This module owns how to reach a path (``ways``, and ``with_fallback``, the rule that moves from one way to the
 next), opened kvstores, and the JSON documents of a directory: read in one round of requests
-(``read_documents``), written whole (``write_documents``), updated conditionally on the generation read
-(``update_document``) and listed (``list_keys``). A local path, ``file://``,
+(``read_documents``), written whole (``write_documents``) and listed (``list_keys``); ``conditional`` updates
+them on the generation read. A local path, ``file://``,
 ``memory://`` and ``http(s)://`` have one way; ``s3://`` is tried anonymously, then with the default credential
 chain; ``gs://`` with default credentials, then through the bucket's public https URL. The next way is tried
 when the store refuses (an error starting PERMISSION_DENIED or UNAUTHENTICATED), a read or a write alike, and
@@ -26,16 +26,16 @@ from typing import Any, TypeVar
 import tensorstore as ts
 
 from . import connections, machine, retry, rounds
-from .context import few_connections, locking_context, one_request, shared_context, watch
+from .context import few_connections, one_request, shared_context, watch
 from .diagnostics import logger
 from .machine import aws_credentials_configured, on_google_cloud
 from .rounds import is_refusal
 from .paths import REMOTE_SCHEMES, basename, is_remote, is_root, join, normalize, parent, scheme, split, url
 
 __all__ = [
-    "GUARD_GCE_METADATA", "Way", "basename", "guard_gce_metadata", "is_refusal", "is_remote", "is_root", "join",
-    "list_keys", "normalize", "on_google_cloud", "open_kvstore", "on_ways", "parent", "read_documents", "scheme",
-    "update_document", "url", "ways", "with_fallback", "write_documents",
+    "GUARD_GCE_METADATA", "Way", "basename", "document_spec", "encoded", "guard_gce_metadata", "is_refusal",
+    "is_remote", "is_root", "join", "list_keys", "normalize", "on_google_cloud", "open_kvstore", "on_ways", "parent",
+    "read_documents", "scheme", "url", "ways", "with_fallback", "write_documents",
 ]  # fmt: skip
 
 T = TypeVar("T")
@@ -313,7 +313,12 @@ def open_kvstore(spec: dict, context: ts.Context | None = None, *, timeout: floa
 # -- documents -------------------------------------------------------------------------------------------
 
 
-def _metadata_spec(way: Way) -> dict:
+def document_spec(way: Way) -> dict:
+    """The spec of ``way`` that documents are read and written under: tensorstore asks once (the package retries).
+
+    >>> document_spec(Way("memory", {"driver": "memory", "path": "a/"}))
+    {'driver': 'memory', 'path': 'a/'}
+    """
     resource = _RETRY_RESOURCES.get(way.spec["driver"])
     return {**way.spec, "context": {resource: one_request()}} if resource else way.spec
 
@@ -327,7 +332,7 @@ def _below(directory: str) -> tuple[str, str]:
 
 def _start_reads(way: Way, requests: Sequence[_Request], context, wait: float) -> dict[_Request, Any]:
     """Issue every read of one store under one way; the caller gathers the futures."""
-    kvstore = open_kvstore(_metadata_spec(way), context, timeout=wait)
+    kvstore = open_kvstore(document_spec(way), context, timeout=wait)
     return {request: kvstore.read(_below(request[0])[1] + request[1]) for request in requests}
 
 
@@ -423,7 +428,7 @@ def rereader(requests: Sequence[tuple[str, str]]) -> Callable[[float], tuple | N
             return None
         limit = at_once(root)
         context = None if limit is None else few_connections(_default_context(), limit)
-        pairs.append((open_kvstore(_metadata_spec(_one_way(root)[0]), context), prefix + key))
+        pairs.append((open_kvstore(document_spec(_one_way(root)[0]), context), prefix + key))
     return functools.partial(rounds.reread, pairs)
 
 
@@ -501,74 +506,19 @@ def on_ways(path: str, start: Callable[[Way], Any], what: str, nbytes: int = 0) 
 def write_documents(directory: str, documents: Mapping[str, Any]) -> None:
     """Write JSON documents into a directory, each whole (a file is written aside and renamed into place), timed out
     and retried under the governing ``retry`` policy."""
-    encoded = {key: _encoded(doc) for key, doc in documents.items()}
+    encoded = {key: encoded(doc) for key, doc in documents.items()}
     timeout = retry.current().attempt_timeout()
 
     for key, data in encoded.items():
         def start(way: Way, key: str = key, data: bytes = data) -> Any:
-            return open_kvstore(_metadata_spec(way), timeout=timeout).write(key, data)
+            return open_kvstore(document_spec(way), timeout=timeout).write(key, data)
 
         on_ways(directory, start, f"write {url(directory, key)}")
 
 
-def _encoded(document: Any) -> bytes:
+def encoded(document: Any) -> bytes:
+    """A JSON document's bytes as the package writes them."""
     return json.dumps(document, indent=2, ensure_ascii=False).encode()
-
-
-@dataclasses.dataclass(frozen=True)
-class _Stamped:
-    """A JSON document (None when missing) with the generation it was read at."""
-
-    value: Any
-    generation: bytes
-
-
-def _read_stamped(directory: str, key: str) -> _Stamped:
-    timeout = retry.current().attempt_timeout()
-    where = url(directory, key)
-    context = locking_context(shared_context())  # the generation a conditional write compares is read here too
-    found = on_ways(directory, lambda way: open_kvstore(_metadata_spec(way), context, timeout=timeout).read(key),
-                    f"read {where}")
-    if found.state != "value":
-        return _Stamped(None, found.stamp.generation)
-    try:
-        return _Stamped(json.loads(bytes(found.value)), found.stamp.generation)
-    except ValueError as error:
-        raise ValueError(f"{where}: is not JSON ({error}); the package changes no document it cannot read") from None
-
-
-def _write_if(directory: str, key: str, document: Any, generation: bytes) -> bool:
-    """Write the document only if it is still at ``generation``; False when another writer changed it first."""
-    timeout = retry.current().attempt_timeout()
-    data = _encoded(document)
-
-    def start(way: Way) -> Any:
-        # OS locks make the compare and the write one step on a local disk, under a lock-free default context
-        return open_kvstore(_metadata_spec(way), locking_context(shared_context()), timeout=timeout).write(
-            key, data, if_equal=generation)
-
-    return bool(on_ways(directory, start, f"write {url(directory, key)}").generation)
-
-
-def update_document(directory: str, key: str, change: Callable[[Any], Any]) -> Any:
-    """Write ``change(document)`` (the document None when missing) in place of the document, only if no other writer
-    wrote it since it was read, else read, change and try again; return what was written, or the document as found
-    when ``change`` returns it unchanged (then nothing is written).
-
-    ``change`` may raise to write nothing. Each write is conditional on the generation read, so concurrent
-    updates of one document lose no one's change.
-
-    >>> update_document("memory://doc/update", "a.json", lambda found: {"n": (found or {"n": 0})["n"] + 1})
-    {'n': 1}
-    """
-    def step() -> tuple[Any]:
-        found = _read_stamped(directory, key)
-        wanted = change(found.value)
-        if wanted == found.value or _write_if(directory, key, wanted, found.generation):
-            return (wanted,)
-        return None  # type: ignore[return-value]
-
-    return retry.settle(step, f"update {url(directory, key)}")[0]
 
 
 def list_keys(directory: str) -> list[str]:

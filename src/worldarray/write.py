@@ -23,7 +23,7 @@ import numpy as np
 import tensorstore as ts
 from numpy.typing import ArrayLike, DTypeLike
 
-from . import consolidated, retry, store
+from . import conditional, consolidated, retry, store
 from .context import locking_context, shared_context
 from .detect import FORMATS, Gathered, Node, array_above, gather, probe, source_of
 from .diagnostics import quiet
@@ -198,7 +198,7 @@ _ATTRIBUTES_DOCUMENT = {"zarr3": "zarr.json", "zarr2": ".zattrs"}
 def _bare_group(directory: str, fmt: str) -> None:
     """Write a bare group document where none is (create-if-absent: a document another writer made is kept)."""
     key, bare = _GROUP_DOCUMENT[fmt]
-    store.update_document(directory, key, lambda found: bare if found is None else found)
+    conditional.update_document(directory, key, lambda found: bare if found is None else found)
 
 
 def _merged_group_attrs(attrs: dict, extra: Mapping[str, Any], group: str) -> dict:
@@ -246,7 +246,7 @@ def write_entry(level: Level, fmt: str, *, replace: bool = True) -> None:
 
     _bare_group(level.group, fmt)
     added = consolidated.added(fmt, level.group, level.path, change)
-    store.update_document(level.group, _ATTRIBUTES_DOCUMENT[fmt], lambda found: added.own(_with_attributes(
+    conditional.update_document(level.group, _ATTRIBUTES_DOCUMENT[fmt], lambda found: added.own(_with_attributes(
         fmt, level.group, found, change)))
     added.keep_true()
 
@@ -476,7 +476,7 @@ def create_level(level: Level, context: ts.Context | None) -> str:
             adopt(level, listed)
             return fmt
     if fmt == "zarr2" and level.attrs:
-        store.update_document(level.path, ".zattrs", lambda found: dict(level.attrs) if found is None else found)
+        conditional.update_document(level.path, ".zattrs", lambda found: dict(level.attrs) if found is None else found)
     write_entry(level, fmt, replace=made == "made")
     if made == "maybe":
         adopt(level, gather(level.path))
