@@ -543,3 +543,4 @@ def guard_gce_metadata(environ: MutableMapping[str, str] | None = None, *,
     """
     if GUARD_GCE_METADATA:
         machine.point_gce_metadata_away(environ, product_name_file=product_name_file)
+

@@ -16,8 +16,8 @@ from typing import TypeAlias
 
 from .diagnostics import warn
 
-__all__ = ["TABLE", "NANOMETER", "LENGTH_UNITS", "kind", "factor", "abbreviation", "ome_name", "lookup", "Request",
-           "convert", "UnitsArgument"]
+__all__ = ["TABLE", "NANOMETER", "kind", "factor", "abbreviation", "ome_name", "lookup", "Request", "convert",
+           "UnitsArgument"]
 
 #: The unit a spatial axis with no unit is taken to be in, and the default of every ``units=`` argument.
 NANOMETER = "nanometer"
