@@ -13,7 +13,6 @@ chunk key ``keys``, and its tensorstore is opened by ``reach``.
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from typing import Any
 import tensorstore as ts
 
 from . import retry, rounds, store
-from .fields import Document, Source
+from .fields import Document, Source, document
 from .metadata import level_position, n5_group_factors
 from .ome import multiscales_of, walk
 from .retry import is_transient
@@ -207,16 +206,7 @@ _SCALE_POSITION = re.compile(r"^s(\d+)$")
 
 
 def _parse(directory: str, key: str, raw: bytes | None) -> Any:
-    if raw is None:
-        return None
-    where = store.url(directory, key)
-    try:
-        value = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"{where}: not valid JSON ({error}); expected a JSON object") from error
-    if not isinstance(value, dict):
-        raise ValueError(f"{where}: holds a JSON {type(value).__name__} {value!r:.60}; expected a JSON object")
-    return value
+    return None if raw is None else document(raw, store.url(directory, key))
 
 
 def _docs(directory: str, raw: Mapping, keys) -> dict:

@@ -1,6 +1,7 @@
 """A document's field is parsed once, at the edge, into a typed value, or refused naming the document, key and value.
 
-A bad value raises ValueError "{document}: {key} is {found}; expected {wanted}". Besides the field parsers, this
+A bad value raises ValueError "{document}: {key} is {found}; expected {wanted}", and so does a document nested
+deeper than ``MAX_DEPTH`` (``document``). Besides the field parsers, this
 module holds the records that carry a node's documents to the placement rules (``Document``, ``Source``) and
 what a rule finds (``Facts``, ``Placement``), and the one test of a value a dtype holds exactly (a padding, a
 scalar write, a fill value) with the JSON spelling of fill values.
@@ -8,6 +9,7 @@ scalar write, a fill value) with the JSON spelling of fill values.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,8 +19,9 @@ import numpy as np
 
 from .geometry import default_axes
 
-__all__ = ["Document", "Source", "Facts", "Placement", "where", "list_of", "numbers", "ints", "strings",
-           "leading", "axes_list", "native_dtype", "holds_exactly", "exact_value", "stored_fill", "json_fill"]
+__all__ = ["Document", "Source", "Facts", "Placement", "MAX_DEPTH", "document", "where", "list_of", "numbers",
+           "ints", "strings", "leading", "axes_list",
+           "native_dtype", "holds_exactly", "exact_value", "stored_fill", "json_fill"]
 
 
 @dataclass(frozen=True)
@@ -74,9 +77,64 @@ def where(doc_url: str, key: str) -> str:
     return f"{doc_url}: {key}"
 
 
+def _shown(value: Any) -> str:
+    """A found value for a message, cut short: a document's field may be large."""
+    shown = repr(value)
+    return shown if len(shown) <= 80 else shown[:77] + "..."
+
+
+# ---------------------------------------------------------------- whole documents
+
+#: How deeply a document may nest lists and objects. Real documents nest about a dozen levels (a zarr v3
+#: consolidated listing of OME attributes); the walks over a document recurse once per level, so a deeper one is
+#: refused at the edge.
+MAX_DEPTH = 100
+
+
+def _deeper_than_allowed(value: Any) -> bool:
+    """Whether ``value`` nests lists and objects more than ``MAX_DEPTH`` deep, counted without recursing."""
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (dict, list)):
+            if level > MAX_DEPTH:
+                return True
+            stack.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return False
+
+
+def document(raw: bytes, url: str) -> dict:
+    """The JSON object ``raw`` holds; ValueError naming ``url`` when it is not valid JSON, nests more than
+    ``MAX_DEPTH`` levels deep or is no object.
+
+    ``json.loads`` recurses once per level itself: a document too deep for it (a RecursionError) is refused with
+    the same message as one it parses that is deeper than ``MAX_DEPTH``.
+
+    >>> document(b'{"zarr_format": 2}', "a/.zgroup")
+    {'zarr_format': 2}
+    >>> document(b"[" * 101 + b"]" * 101, "a/.zattrs")
+    Traceback (most recent call last):
+    ...
+    ValueError: a/.zattrs: nesting is more than 100 levels deep; expected at most 100 levels of lists and objects
+    """
+    deep = ValueError(f"{url}: nesting is more than {MAX_DEPTH} levels deep; expected at most {MAX_DEPTH} levels of "
+                      "lists and objects")
+    try:
+        value = json.loads(raw)
+    except RecursionError:
+        raise deep from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{url}: not valid JSON ({error}); expected a JSON object") from error
+    if _deeper_than_allowed(value):
+        raise deep
+    if not isinstance(value, dict):
+        raise ValueError(f"{url}: holds a JSON {type(value).__name__} {value!r:.60}; expected a JSON object")
+    return value
+
+
 def list_of(value, url, key, length=None, kind="numbers"):
     if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__len__"):
-        raise ValueError(f"{where(url, key)} is {value!r}; expected a list of {kind}")
+        raise ValueError(f"{where(url, key)} is {_shown(value)}; expected a list of {kind}")
     if length is not None and len(value) != length:
         raise ValueError(f"{where(url, key)} is {list(value)!r} ({len(value)} entries); expected {length} entries, "
                          "one per axis")
