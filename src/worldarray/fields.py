@@ -1,7 +1,8 @@
 """A document's field is parsed once, at the edge, into a typed value, or refused naming the document, key and value.
 
-A bad value raises ValueError "{document}: {key} is {found}; expected {wanted}", and so does a document nested
-deeper than ``MAX_DEPTH`` (``document``). Besides the field parsers, this
+A bad value raises ValueError "{document}: {key} is {found}; expected {wanted}": a field of the wrong type (a
+number where a list belongs, a bool where an object belongs, a string where a number belongs), and a document
+nested deeper than ``MAX_DEPTH`` (``document``). Besides the field parsers, this
 module holds the records that carry a node's documents to the placement rules (``Document``, ``Source``) and
 what a rule finds (``Facts``, ``Placement``), and the one test of a value a dtype holds exactly (a padding, a
 scalar write, a fill value) with the JSON spelling of fill values.
@@ -19,8 +20,8 @@ import numpy as np
 
 from .geometry import default_axes
 
-__all__ = ["Document", "Source", "Facts", "Placement", "MAX_DEPTH", "document", "where", "list_of", "numbers",
-           "ints", "strings", "leading", "axes_list",
+__all__ = ["Document", "Source", "Facts", "Placement", "MAX_DEPTH", "document", "where", "list_of", "entries",
+           "mapping", "whole", "text", "numbers", "ints", "strings", "names_or_none", "leading", "axes_list",
            "native_dtype", "holds_exactly", "exact_value", "stored_fill", "json_fill"]
 
 
@@ -132,6 +133,67 @@ def document(raw: bytes, url: str) -> dict:
     return value
 
 
+# ---------------------------------------------------------------- fields
+
+
+def mapping(value: Any, url: str, key: str, *, required: bool = False) -> Mapping[str, Any]:
+    """An object field; a missing one (None) is an empty object unless ``required``.
+
+    >>> mapping(None, "a/zarr.json", "chunk_grid")
+    {}
+    >>> mapping(True, "a/zarr.json", "chunk_grid")
+    Traceback (most recent call last):
+    ...
+    ValueError: a/zarr.json: chunk_grid is True; expected an object
+    """
+    if value is None and not required:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{where(url, key)} is {_shown(value)}; expected an object")
+    return value
+
+
+def entries(value: Any, url: str, key: str, kind: str = "entries") -> list:
+    """A list field whose entries are read by the caller; a missing one (None) is an empty list.
+
+    >>> entries(5, "a/.zattrs", "multiscales[0].datasets", kind="dataset objects")
+    Traceback (most recent call last):
+    ...
+    ValueError: a/.zattrs: multiscales[0].datasets is 5; expected a list of dataset objects
+    """
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValueError(f"{where(url, key)} is {_shown(value)}; expected a list of {kind}")
+    return value
+
+
+def whole(value: Any, url: str, key: str, minimum: int = 0) -> int:
+    """A whole-number field, at least ``minimum``.
+
+    >>> whole("3", "a/info", "num_channels", minimum=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: a/info: num_channels is '3'; expected a whole number >= 1
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{where(url, key)} is {_shown(value)}; expected a whole number >= {minimum}")
+    return value
+
+
+def text(value: Any, url: str, key: str) -> str:
+    """A string field.
+
+    >>> text(None, "a/info", "scales[0].key")
+    Traceback (most recent call last):
+    ...
+    ValueError: a/info: scales[0].key is None; expected a string
+    """
+    if not isinstance(value, str):
+        raise ValueError(f"{where(url, key)} is {_shown(value)}; expected a string")
+    return value
+
+
 def list_of(value, url, key, length=None, kind="numbers"):
     if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__len__"):
         raise ValueError(f"{where(url, key)} is {_shown(value)}; expected a list of {kind}")
@@ -162,8 +224,25 @@ def ints(value, url, key, length=None) -> tuple[int, ...]:
 
 
 def strings(value, url, key, length=None) -> tuple[str, ...]:
+    """Parse a list of strings, a null entry read as ""."""
     items = list_of(value, url, key, length, kind="strings")
-    return tuple("" if item is None else str(item) for item in items)
+    if not all(item is None or isinstance(item, str) for item in items):
+        raise ValueError(f"{where(url, key)} is {_shown(items)}; expected a list of strings")
+    return tuple("" if item is None else item for item in items)
+
+
+def names_or_none(value, url, key, length=None) -> tuple[str, ...] | None:
+    """An optional list of names (zarr v3's ``dimension_names``): None when missing or when any name is null, else
+    the names; a value that is no list of strings and nulls raises.
+
+    >>> names_or_none(["z", None], "a/zarr.json", "dimension_names") is None
+    True
+    """
+    if value is None:
+        return None
+    items = list_of(value, url, key, length, kind="strings or nulls")
+    named = strings(items, url, key)
+    return None if any(item is None for item in items) else named
 
 
 def leading(values: tuple, ndim: int, fill, url: str, key: str) -> tuple:
