@@ -336,3 +336,8 @@ def test_a_cosem_ordering_that_is_a_list_raises_naming_the_key_and_the_orders():
                                          "or 'F'"):
         parse(zarr2({"transform": transform}))
 
+
+def test_a_voxel_size_too_large_for_a_float_raises_naming_the_key():
+    with pytest.raises(ValueError, match=r"/data/v\.zarr/s0/\.zattrs: resolution is .*; expected a list of finite "
+                                         "numbers"):
+        parse(zarr2({"resolution": [10**400, 4, 4]}))

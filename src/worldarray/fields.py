@@ -203,12 +203,22 @@ def list_of(value, url, key, length=None, kind="numbers"):
     return list(value)
 
 
+def _finite(item: Any) -> bool:
+    """A JSON number that a float holds, not inf or NaN: a whole number too large for one is not."""
+    if isinstance(item, bool) or not isinstance(item, (int, float)):
+        return False
+    try:
+        return math.isfinite(item)
+    except OverflowError:
+        return False
+
+
 def numbers(value, url, key, length=None, positive=False) -> tuple[float, ...]:
     """Parse a list of finite numbers (> 0 when ``positive``), naming the document and key on failure."""
     items = list_of(value, url, key, length)
     out = []
     for item in items:
-        if isinstance(item, bool) or not isinstance(item, (int, float)) or not math.isfinite(item):
+        if not _finite(item):
             raise ValueError(f"{where(url, key)} is {items!r}; expected a list of finite numbers")
         if positive and item <= 0:
             raise ValueError(f"{where(url, key)} is {items!r}; expected sizes > 0")
