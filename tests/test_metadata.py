@@ -341,3 +341,12 @@ def test_a_voxel_size_too_large_for_a_float_raises_naming_the_key():
     with pytest.raises(ValueError, match=r"/data/v\.zarr/s0/\.zattrs: resolution is .*; expected a list of finite "
                                          "numbers"):
         parse(zarr2({"resolution": [10**400, 4, 4]}))
+
+
+@pytest.mark.parametrize("unit", [5, ["nanometer"], True], ids=["number", "list", "bool"])
+def test_an_ome_axis_unit_that_is_no_string_raises_naming_the_axis(unit):
+    group = ome_group()
+    group["multiscales"][0]["axes"][1]["unit"] = unit
+    with pytest.raises(ValueError, match=r"^/data/v\.zarr/\.zattrs: multiscales\[\]\.axes\[1\]\.unit is .*; expected "
+                                         "a string$"):
+        parse(zarr2(parent=group))

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .diagnostics import warn
-from .fields import Facts, Placement, Source, entries, list_of, mapping, numbers, where
+from .fields import Facts, Placement, Source, entries, list_of, mapping, numbers, text, where
 from .geometry import centres, isclose, same
 
 __all__ = ["UNPLACED_VERSIONS", "multiscales_of", "dataset_path", "walk", "first_listing", "cosem_entry", "flattened",
@@ -144,7 +144,8 @@ def _ome_axes(multiscale, ndim, url) -> tuple[tuple[str, ...] | None, tuple[str,
     names = [a.get("name") if isinstance(a, Mapping) else a for a in items]
     if not all(isinstance(n, str) for n in names):
         raise ValueError(f"{where(url, 'multiscales[].axes')} is {items!r}; expected axis objects with a name")
-    units = tuple(str(a.get("unit") or "") if isinstance(a, Mapping) else "" for a in items)
+    units = tuple(text(a.get("unit") or "", url, f"multiscales[].axes[{i}].unit") if isinstance(a, Mapping) else ""
+                  for i, a in enumerate(items))
     return tuple(str(n) for n in names), units
 
 
