@@ -350,3 +350,9 @@ def test_an_ome_axis_unit_that_is_no_string_raises_naming_the_axis(unit):
     with pytest.raises(ValueError, match=r"^/data/v\.zarr/\.zattrs: multiscales\[\]\.axes\[1\]\.unit is .*; expected "
                                          "a string$"):
         parse(zarr2(parent=group))
+
+
+def test_array_dimensions_that_are_not_strings_raise_naming_the_key_instead_of_being_read_as_their_text():
+    with pytest.raises(ValueError, match=r"^/data/v\.zarr/s0/\.zattrs: _ARRAY_DIMENSIONS is \['z', 5, 'x'\]; "
+                                         "expected a list of strings$"):
+        parse(zarr2({"_ARRAY_DIMENSIONS": ["z", 5, "x"]}))

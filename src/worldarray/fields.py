@@ -1,11 +1,12 @@
 """A document's field is parsed once, at the edge, into a typed value, or refused naming the document, key and value.
 
 A bad value raises ValueError "{document}: {key} is {found}; expected {wanted}": a field of the wrong type (a
-number where a list belongs, a bool where an object belongs, a string where a number belongs), and a document
-nested deeper than ``MAX_DEPTH`` (``document``). Besides the field parsers, this
-module holds the records that carry a node's documents to the placement rules (``Document``, ``Source``) and
-what a rule finds (``Facts``, ``Placement``), and the one test of a value a dtype holds exactly (a padding, a
-scalar write, a fill value) with the JSON spelling of fill values.
+number where a list belongs, a bool where an object belongs, a string where a number belongs) and a document nested
+deeper than ``MAX_DEPTH`` (``document``) alike. Each kind of field has one reader: ``mapping``, ``entries``,
+``whole``, ``text``, ``numbers``, ``ints``, ``strings`` and ``names_or_none``. Besides the readers, this module holds
+the records that carry a node's documents to the placement rules (``Document``, ``Source``) and what a rule finds
+(``Facts``, ``Placement``), and the one test of a value a dtype holds exactly (a padding, a scalar write, a fill
+value) with the JSON spelling of fill values.
 """
 
 from __future__ import annotations
