@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import worldarray as wa
+from worldarray import cli
 from conftest import BUILDERS, GROUP_BUILDERS, ome_pyramid
 
 
@@ -160,6 +161,15 @@ def test_a_path_with_nothing_there_prints_one_line_naming_it_and_exits_2(tmp_pat
     assert done.returncode == 2
     assert done.stdout == "" and len(done.stderr.strip().splitlines()) == 1
     assert "nothing.zarr" in done.stderr
+
+
+def test_info_on_a_document_nested_20000_lists_deep_prints_one_line_naming_it_and_exits_2(tmp_path, capsys):
+    (tmp_path / "deep.zarr").mkdir()
+    (tmp_path / "deep.zarr" / "zarr.json").write_text('{"attributes": ' + "[" * 20000 + "]" * 20000 + "}")
+    assert cli.main(["info", str(tmp_path / "deep.zarr")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1
+    assert "deep.zarr/zarr.json: nesting is more than 100 levels deep" in err
 
 
 def test_the_quickstart_writes_its_output_once_and_then_only_reads_it(tmp_path):

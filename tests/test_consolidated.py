@@ -155,6 +155,15 @@ def test_an_array_made_where_the_copy_names_a_removed_one_replaces_its_entry(tmp
     _agree(tmp_path / "vol.zarr")
 
 
+def test_a_zmetadata_nested_too_deep_to_read_is_left_as_it_is_and_the_level_is_added(tmp_path):
+    path = _consolidated(tmp_path / "vol.zarr", 2)
+    deep = '{"metadata": ' + "[" * 20000 + "]" * 20000 + ', "zarr_consolidated_format": 1}'
+    (path / ".zmetadata").write_text(deep)
+    wa.create(path / "s1", (4, 4, 4), "uint8", 8, 4, chunks=4)
+    assert (path / ".zmetadata").read_text() == deep
+    assert wa.open(path, level="s1").shape == (4, 4, 4)
+
+
 @FORMATS
 def test_a_group_without_consolidated_metadata_is_given_none(tmp_path, fmt):
     path = tmp_path / "vol.zarr"

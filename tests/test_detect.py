@@ -112,6 +112,31 @@ def test_a_document_of_the_wrong_json_type_raises_naming_the_file_and_value(tmp_
         wa.detect(tmp_path / "a")
 
 
+def test_a_document_nested_20000_lists_deep_raises_a_value_error_naming_the_file_not_a_recursion_error(tmp_path):
+    put(tmp_path / "a", "zarr.json", '{"attributes": ' + "[" * 20000 + "]" * 20000 + "}")
+    with pytest.raises(ValueError, match=r"a/zarr\.json: nesting is more than 100 levels deep; expected at most 100"):
+        wa.detect(tmp_path / "a")
+
+
+def test_a_document_that_json_parses_but_nests_deeper_than_the_limit_raises_naming_the_file(tmp_path):
+    put(tmp_path / "a", ".zgroup", {"zarr_format": 2, "deep": json.loads("[" * 150 + "]" * 150)})
+    with pytest.raises(ValueError, match=r"a/\.zgroup: nesting is more than 100 levels deep"):
+        wa.detect(tmp_path / "a")
+
+
+def test_a_precomputed_scale_key_that_is_null_raises_naming_the_info_and_the_entry(tmp_path):
+    put(tmp_path / "img", "info", {**INFO, "scales": [{**INFO["scales"][0], "key": None}, INFO["scales"][1]]})
+    with pytest.raises(ValueError, match=r"img/info: scales\[0\]\.key is None; expected a string$"):
+        wa.detect(tmp_path / "img" / "s0")
+
+
+@pytest.mark.parametrize("attributes", [True, 5, "s", [1]], ids=["bool", "number", "string", "list"])
+def test_zarr3_attributes_that_are_no_object_raise_naming_the_document(tmp_path, attributes):
+    put(tmp_path / "a", "zarr.json", {**ZARR3_ARRAY, "attributes": attributes})
+    with pytest.raises(ValueError, match=r"a/zarr\.json: attributes is .*; expected an object$"):
+        wa.detect(tmp_path / "a")
+
+
 def test_ome_attrs_unwraps_the_ome_object_of_0_5(tmp_path):
     attributes = {"ome": {"version": "0.5", "multiscales": []}, "fs": 1}
     put(tmp_path / "g", "zarr.json", {"zarr_format": 3, "node_type": "group", "attributes": attributes})

@@ -234,6 +234,15 @@ def test_a_precomputed_info_without_scales_raises_saying_scales_is_missing_or_em
         wa.open(tmp_path / "vol", level=level)
 
 
+def test_a_precomputed_level_whose_scale_key_is_null_raises_naming_the_info_and_the_entry(tmp_path):
+    info = {"type": "image", "data_type": "uint8", "num_channels": 1, "scales": [
+        {"key": None, "size": [4, 4, 4], "resolution": [4, 4, 4], "chunk_sizes": [[4, 4, 4]], "encoding": "raw"}]}
+    (tmp_path / "vol").mkdir()
+    (tmp_path / "vol" / "info").write_text(json.dumps(info))
+    with pytest.raises(ValueError, match=r"vol/info: scales\[0\]\.key is None; expected a string$"):
+        wa.open(tmp_path / "vol", level=0)
+
+
 # ---------------------------------------------------------------- the group's listing and the level agree
 
 

@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 import warnings
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import pytest
 
 import worldarray as wa
 from conftest import BUILDERS, ome_pyramid
-from worldarray.metadata import RULES, Document, Source, parse
+from worldarray.metadata import RULES, Document, Source, level_placements, parse, parse_documents
 
 ZARRAY = {"zarr_format": 2, "shape": [4, 6, 8], "chunks": [2, 3, 4], "dtype": "<u2", "compressor": None,
           "fill_value": 0, "order": "C", "filters": None}
@@ -262,3 +263,96 @@ def test_every_warning_about_the_data_points_at_the_callers_line(tmp_path, store
     ours = [w for w in caught if issubclass(w.category, wa.MetadataWarning)]
     assert ours, "the store was meant to give a warning"
     assert {Path(w.filename).name for w in ours} == {"test_metadata.py"}, [(w.filename, w.lineno) for w in ours]
+
+
+# ---------------------------------------------------------------- A21: a field of the wrong type names its document
+
+ZARR3 = {"zarr_format": 3, "node_type": "array", "shape": [4, 6], "data_type": "uint8",
+         "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2, 3]}},
+         "chunk_key_encoding": {"name": "default"}, "codecs": [{"name": "bytes"}], "fill_value": 0}
+INFO = {"type": "image", "data_type": "uint8", "num_channels": 1, "scales": [
+    {"key": "4_4_4", "size": [6, 4, 2], "resolution": [4, 4, 4], "voxel_offset": [0, 0, 0],
+     "chunk_sizes": [[3, 2, 2]], "encoding": "raw"}]}
+
+
+def precomputed(info, scale=None):
+    info = {**info, "scales": [{**info["scales"][0], **(scale or {})}]}
+    own = Document("/data/v/4_4_4", "/data/v/info", info["scales"][0])
+    return Source("precomputed", own.path, info, "/data/v/info", own, (Document("/data/v", "/data/v/info", {}),), 0)
+
+
+def test_zarr3_dimension_names_that_are_a_number_raise_naming_the_document_and_the_value():
+    with pytest.raises(ValueError, match=r"^memory://array/zarr\.json: dimension_names is 5; expected a list of "
+                                         r"strings or nulls$"):
+        parse_documents("zarr3", {**ZARR3, "dimension_names": 5})
+
+
+@pytest.mark.parametrize("datasets", [True, 5], ids=["bool", "number"])
+def test_ome_datasets_that_are_a_bool_or_a_number_raise_naming_the_group_document(datasets):
+    group = ome_group(axes="zyx")
+    group["multiscales"][0]["datasets"] = datasets
+    with pytest.raises(ValueError, match=rf"^/data/v\.zarr/\.zattrs: multiscales\[0\]\.datasets is {datasets}; "
+                                         r"expected a list of dataset objects$"):
+        parse(zarr2(parent=group))
+
+
+def test_an_n5_group_dataset_transform_scale_that_is_a_number_raises_naming_the_group_document():
+    attrs = {"n5": "2.0.0", "multiscales": [{"datasets": [{"path": "s0", "transform": {"scale": 5}}]}]}
+    group = Source("n5", "/data/v.n5", {}, "/data/v.n5/attributes.json",
+                   Document("/data/v.n5", "/data/v.n5/attributes.json", attrs))
+    with pytest.raises(ValueError, match=r"^/data/v\.n5/attributes\.json: multiscales\[\]\.datasets\[path=s0\]"
+                                         r"\.transform\.scale is 5; expected a list of numbers$"):
+        level_placements(group)
+
+
+def test_precomputed_chunk_sizes_that_are_a_bool_raise_naming_the_info_and_the_scale():
+    with pytest.raises(ValueError, match=r"^/data/v/info: scales\[0\]\.chunk_sizes is True; expected a list of "
+                                         r"chunk shapes$"):
+        parse(precomputed(INFO, {"chunk_sizes": True}))
+
+
+@pytest.mark.parametrize("channels", [{}, "3", None, 2.5, True], ids=["object", "string", "null", "fraction", "bool"])
+def test_precomputed_num_channels_that_is_no_whole_number_raises_naming_the_info(channels):
+    with pytest.raises(ValueError, match=rf"^/data/v/info: num_channels is {re.escape(repr(channels))}; expected a "
+                                         r"whole number >= 1$"):
+        parse(precomputed({**INFO, "num_channels": channels}))
+
+
+@pytest.mark.parametrize(("change", "key", "wanted"), [
+    ({"chunk_grid": True}, "chunk_grid", "an object"),
+    ({"chunk_grid": {"name": "regular", "configuration": 5}}, "chunk_grid.configuration", "an object"),
+    ({"codecs": True}, "codecs", "a list of codec objects"),
+    ({"codecs": {"name": "bytes"}}, "codecs", "a list of codec objects"),
+    ({"codecs": [{"name": "sharding_indexed", "configuration": 5}]}, "codecs[0].configuration", "an object"),
+], ids=["chunk_grid", "chunk_grid.configuration", "codecs bool", "codecs object", "sharding configuration"])
+def test_a_zarr3_array_document_field_of_the_wrong_type_raises_naming_the_key(change, key, wanted):
+    with pytest.raises(ValueError, match=rf"^memory://array/zarr\.json: {re.escape(key)} is .*; expected {wanted}$"):
+        parse_documents("zarr3", {**ZARR3, **change})
+
+
+def test_a_cosem_ordering_that_is_a_list_raises_naming_the_key_and_the_orders():
+    transform = {"scale": [4, 4, 4], "translate": [0, 0, 0], "ordering": ["C"]}
+    with pytest.raises(ValueError, match=r"/data/v\.zarr/s0/\.zattrs: transform\.ordering is \['C'\]; expected 'C' "
+                                         "or 'F'"):
+        parse(zarr2({"transform": transform}))
+
+
+def test_a_voxel_size_too_large_for_a_float_raises_naming_the_key():
+    with pytest.raises(ValueError, match=r"/data/v\.zarr/s0/\.zattrs: resolution is .*; expected a list of finite "
+                                         "numbers"):
+        parse(zarr2({"resolution": [10**400, 4, 4]}))
+
+
+@pytest.mark.parametrize("unit", [5, ["nanometer"], True], ids=["number", "list", "bool"])
+def test_an_ome_axis_unit_that_is_no_string_raises_naming_the_axis(unit):
+    group = ome_group()
+    group["multiscales"][0]["axes"][1]["unit"] = unit
+    with pytest.raises(ValueError, match=r"^/data/v\.zarr/\.zattrs: multiscales\[\]\.axes\[1\]\.unit is .*; expected "
+                                         "a string$"):
+        parse(zarr2(parent=group))
+
+
+def test_array_dimensions_that_are_not_strings_raise_naming_the_key_instead_of_being_read_as_their_text():
+    with pytest.raises(ValueError, match=r"^/data/v\.zarr/s0/\.zattrs: _ARRAY_DIMENSIONS is \['z', 5, 'x'\]; "
+                                         "expected a list of strings$"):
+        parse(zarr2({"_ARRAY_DIMENSIONS": ["z", 5, "x"]}))

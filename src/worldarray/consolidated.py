@@ -168,7 +168,7 @@ def kept_true(added: Added, holder: str, document: Any) -> Any:
 def _parsed(raw: bytes | None) -> Any:
     try:
         return None if raw is None else json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # json.loads recurses once per level: a document too deep for it too
         return None  # a document no one can read is no part of a copy the package could keep true
 
 

@@ -29,7 +29,7 @@ def _cosem_order(transform, url, label) -> int:
         raise ValueError(f"{where(url, label)} has ordering {given['ordering']!r} and order {given['order']!r}; "
                          "expected one axis order, 'C' or 'F' (spell it once)")
     key, value = next(iter(given.items()), ("order", "C"))
-    if value not in _COSEM_ORDERS:
+    if not isinstance(value, str) or value not in _COSEM_ORDERS:
         raise ValueError(f"{where(url, f'{label}.{key}')} is {value!r}; expected 'C' or 'F'")
     return _COSEM_ORDERS[value]
 
@@ -64,7 +64,7 @@ def cosem_placement(source: Source, facts: Facts, ndim: int, **_: Any) -> Placem
     if parent is None:
         return None
     name = source.path.rstrip("/").rsplit("/", 1)[-1]
-    for multiscale, path, dataset in walk(parent.attrs):
+    for multiscale, path, dataset in walk(parent.attrs, parent.url):
         if path == name and (source.format == "n5" or cosem_entry(multiscale, dataset)):
             if isinstance(dataset.get("transform"), Mapping):
                 return cosem_transform(dataset["transform"], ndim, parent.url, dataset_label(path))

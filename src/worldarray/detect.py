@@ -13,7 +13,6 @@ chunk key ``keys``, and its tensorstore is opened by ``reach``.
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -22,9 +21,10 @@ from typing import Any
 import tensorstore as ts
 
 from . import retry, rounds, store
-from .fields import Document, Source
+from .fields import Document, Source, document, mapping
 from .metadata import level_position, n5_group_factors
 from .ome import multiscales_of, walk
+from .precomputed import scale_keys
 from .retry import is_transient
 
 __all__ = ["Node", "Gathered", "Format", "FORMATS", "PROBE_KEYS", "detect", "gather", "probe", "requests_for",
@@ -70,7 +70,7 @@ class Node:
     @property
     def multiscales(self) -> list | None:
         """The node's OME (or COSEM N5) multiscales list, None when it has none."""
-        return multiscales_of(self.attrs)
+        return multiscales_of(self.attrs, self.attrs_url)
 
 
 @dataclass(frozen=True)
@@ -114,8 +114,7 @@ def clean_zarr2_metadata(zarray: Mapping[str, Any]) -> dict:
 
 
 def _scale_index(node: Node) -> int:
-    keys = [s.get("key") for s in node.docs["info"].get("scales") or [] if isinstance(s, Mapping)]
-    return keys.index(node.scale_key)
+    return scale_keys(node.docs["info"], node.attrs_url).index(str(node.scale_key))
 
 
 _PRECOMPUTED_SCALE = ("key", "size", "voxel_offset", "resolution", "encoding", "sharding")
@@ -187,13 +186,19 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
            _precomputed_spec, _precomputed_c_order),
 )}
 
-# The probe keys in the order that decides the format, each with its format and the kind it makes the node.
-_PROBES: tuple[tuple[str, str, Callable[[Mapping[str, Any]], Any]], ...] = (
-    ("zarr.json", "zarr3", lambda doc: doc.get("node_type")),
-    (".zarray", "zarr2", lambda doc: "array"),
-    (".zgroup", "zarr2", lambda doc: "group"),
-    ("info", "precomputed", lambda doc: "group"),
-    ("attributes.json", "n5", lambda doc: "array" if "dimensions" in doc else "group"),
+def _zarr3_kind(doc: Mapping[str, Any], url: str) -> Any:
+    mapping(doc.get("attributes"), url, "attributes")  # the node's user attributes, read as an object everywhere
+    return doc.get("node_type")
+
+
+# The probe keys in the order that decides the format, each with its format and the kind it makes the node (from
+# the document and its URL).
+_PROBES: tuple[tuple[str, str, Callable[[Mapping[str, Any], str], Any]], ...] = (
+    ("zarr.json", "zarr3", _zarr3_kind),
+    (".zarray", "zarr2", lambda doc, url: "array"),
+    (".zgroup", "zarr2", lambda doc, url: "group"),
+    ("info", "precomputed", lambda doc, url: "group"),
+    ("attributes.json", "n5", lambda doc, url: "array" if "dimensions" in doc else "group"),
 )
 
 #: Probe keys, in the order that decides the format.
@@ -207,16 +212,7 @@ _SCALE_POSITION = re.compile(r"^s(\d+)$")
 
 
 def _parse(directory: str, key: str, raw: bytes | None) -> Any:
-    if raw is None:
-        return None
-    where = store.url(directory, key)
-    try:
-        value = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"{where}: not valid JSON ({error}); expected a JSON object") from error
-    if not isinstance(value, dict):
-        raise ValueError(f"{where}: holds a JSON {type(value).__name__} {value!r:.60}; expected a JSON object")
-    return value
+    return None if raw is None else document(raw, store.url(directory, key))
 
 
 def _docs(directory: str, raw: Mapping, keys) -> dict:
@@ -228,7 +224,7 @@ def _classify(path: str, docs: Mapping[str, Any]) -> Node | None:
     """Name the format and kind from the first probe key present."""
     for key, fmt, kind_of in _PROBES:
         if key in docs:
-            kind = kind_of(docs[key])
+            kind = kind_of(docs[key], store.url(path, key))
             if kind not in ("array", "group"):
                 raise ValueError(f"{store.url(path, key)}: node_type is {kind!r}; expected 'array' or 'group'")
             return Node(fmt, kind, path, docs)
@@ -237,8 +233,7 @@ def _classify(path: str, docs: Mapping[str, Any]) -> Node | None:
 
 def scale_key_of(parent: Node, name: str) -> str | None:
     """The scale key a path segment names under a precomputed info: a key, or s<N> for the N-th scale."""
-    scales = parent.docs["info"].get("scales") or []
-    keys = [s.get("key") for s in scales if isinstance(s, Mapping)]
+    keys = scale_keys(parent.docs["info"], parent.attrs_url)
     if name in keys:
         return name
     position = _SCALE_POSITION.match(name)
@@ -295,7 +290,7 @@ def _as_document(directory: str | None, node: Node | None) -> tuple[Document, ..
 def _lists(parent: Node | None, name: str) -> bool:
     """Whether a parent's multiscales list the dataset ``name``: then no further ancestor places it."""
     try:
-        return parent is not None and any(path == name for _, path, _ in walk(parent.attrs))
+        return parent is not None and any(path == name for _, path, _ in walk(parent.attrs, parent.attrs_url))
     except (TypeError, AttributeError, ValueError):  # a malformed listing is the parser's to report
         return False
 

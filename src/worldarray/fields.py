@@ -1,13 +1,17 @@
 """A document's field is parsed once, at the edge, into a typed value, or refused naming the document, key and value.
 
-A bad value raises ValueError "{document}: {key} is {found}; expected {wanted}". Besides the field parsers, this
-module holds the records that carry a node's documents to the placement rules (``Document``, ``Source``) and
-what a rule finds (``Facts``, ``Placement``), and the one test of a value a dtype holds exactly (a padding, a
-scalar write, a fill value) with the JSON spelling of fill values.
+A bad value raises ValueError "{document}: {key} is {found}; expected {wanted}": a field of the wrong type (a
+number where a list belongs, a bool where an object belongs, a string where a number belongs) and a document nested
+deeper than ``MAX_DEPTH`` (``document``) alike. Each kind of field has one reader: ``mapping``, ``entries``,
+``whole``, ``text``, ``numbers``, ``ints``, ``strings`` and ``names_or_none``. Besides the readers, this module holds
+the records that carry a node's documents to the placement rules (``Document``, ``Source``) and what a rule finds
+(``Facts``, ``Placement``), and the one test of a value a dtype holds exactly (a padding, a scalar write, a fill
+value) with the JSON spelling of fill values.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,8 +21,9 @@ import numpy as np
 
 from .geometry import default_axes
 
-__all__ = ["Document", "Source", "Facts", "Placement", "where", "list_of", "numbers", "ints", "strings",
-           "leading", "axes_list", "native_dtype", "holds_exactly", "exact_value", "stored_fill", "json_fill"]
+__all__ = ["Document", "Source", "Facts", "Placement", "MAX_DEPTH", "document", "where", "list_of", "entries",
+           "mapping", "whole", "text", "numbers", "ints", "strings", "names_or_none", "leading", "axes_list",
+           "native_dtype", "holds_exactly", "exact_value", "stored_fill", "json_fill"]
 
 
 @dataclass(frozen=True)
@@ -74,13 +79,139 @@ def where(doc_url: str, key: str) -> str:
     return f"{doc_url}: {key}"
 
 
+def _shown(value: Any) -> str:
+    """A found value for a message, cut short: a document's field may be large."""
+    shown = repr(value)
+    return shown if len(shown) <= 80 else shown[:77] + "..."
+
+
+# ---------------------------------------------------------------- whole documents
+
+#: How deeply a document may nest lists and objects. Real documents nest about a dozen levels (a zarr v3
+#: consolidated listing of OME attributes); the walks over a document recurse once per level, so a deeper one is
+#: refused at the edge.
+MAX_DEPTH = 100
+
+
+def _deeper_than_allowed(value: Any) -> bool:
+    """Whether ``value`` nests lists and objects more than ``MAX_DEPTH`` deep, counted without recursing."""
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (dict, list)):
+            if level > MAX_DEPTH:
+                return True
+            stack.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return False
+
+
+def document(raw: bytes, url: str) -> dict:
+    """The JSON object ``raw`` holds; ValueError naming ``url`` when it is not valid JSON, nests more than
+    ``MAX_DEPTH`` levels deep or is no object.
+
+    ``json.loads`` recurses once per level itself: a document too deep for it (a RecursionError) is refused with
+    the same message as one it parses that is deeper than ``MAX_DEPTH``.
+
+    >>> document(b'{"zarr_format": 2}', "a/.zgroup")
+    {'zarr_format': 2}
+    >>> document(b"[" * 101 + b"]" * 101, "a/.zattrs")
+    Traceback (most recent call last):
+    ...
+    ValueError: a/.zattrs: nesting is more than 100 levels deep; expected at most 100 levels of lists and objects
+    """
+    deep = ValueError(f"{url}: nesting is more than {MAX_DEPTH} levels deep; expected at most {MAX_DEPTH} levels of "
+                      "lists and objects")
+    try:
+        value = json.loads(raw)
+    except RecursionError:
+        raise deep from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{url}: not valid JSON ({error}); expected a JSON object") from error
+    if _deeper_than_allowed(value):
+        raise deep
+    if not isinstance(value, dict):
+        raise ValueError(f"{url}: holds a JSON {type(value).__name__} {value!r:.60}; expected a JSON object")
+    return value
+
+
+# ---------------------------------------------------------------- fields
+
+
+def mapping(value: Any, url: str, key: str, *, required: bool = False) -> Mapping[str, Any]:
+    """An object field; a missing one (None) is an empty object unless ``required``.
+
+    >>> mapping(None, "a/zarr.json", "chunk_grid")
+    {}
+    >>> mapping(True, "a/zarr.json", "chunk_grid")
+    Traceback (most recent call last):
+    ...
+    ValueError: a/zarr.json: chunk_grid is True; expected an object
+    """
+    if value is None and not required:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{where(url, key)} is {_shown(value)}; expected an object")
+    return value
+
+
+def entries(value: Any, url: str, key: str, kind: str = "entries") -> list:
+    """A list field whose entries are read by the caller; a missing one (None) is an empty list.
+
+    >>> entries(5, "a/.zattrs", "multiscales[0].datasets", kind="dataset objects")
+    Traceback (most recent call last):
+    ...
+    ValueError: a/.zattrs: multiscales[0].datasets is 5; expected a list of dataset objects
+    """
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValueError(f"{where(url, key)} is {_shown(value)}; expected a list of {kind}")
+    return value
+
+
+def whole(value: Any, url: str, key: str, minimum: int = 0) -> int:
+    """A whole-number field, at least ``minimum``.
+
+    >>> whole("3", "a/info", "num_channels", minimum=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: a/info: num_channels is '3'; expected a whole number >= 1
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{where(url, key)} is {_shown(value)}; expected a whole number >= {minimum}")
+    return value
+
+
+def text(value: Any, url: str, key: str) -> str:
+    """A string field.
+
+    >>> text(None, "a/info", "scales[0].key")
+    Traceback (most recent call last):
+    ...
+    ValueError: a/info: scales[0].key is None; expected a string
+    """
+    if not isinstance(value, str):
+        raise ValueError(f"{where(url, key)} is {_shown(value)}; expected a string")
+    return value
+
+
 def list_of(value, url, key, length=None, kind="numbers"):
     if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__len__"):
-        raise ValueError(f"{where(url, key)} is {value!r}; expected a list of {kind}")
+        raise ValueError(f"{where(url, key)} is {_shown(value)}; expected a list of {kind}")
     if length is not None and len(value) != length:
         raise ValueError(f"{where(url, key)} is {list(value)!r} ({len(value)} entries); expected {length} entries, "
                          "one per axis")
     return list(value)
+
+
+def _finite(item: Any) -> bool:
+    """A JSON number that a float holds, not inf or NaN: a whole number too large for one is not."""
+    if isinstance(item, bool) or not isinstance(item, (int, float)):
+        return False
+    try:
+        return math.isfinite(item)
+    except OverflowError:
+        return False
 
 
 def numbers(value, url, key, length=None, positive=False) -> tuple[float, ...]:
@@ -88,7 +219,7 @@ def numbers(value, url, key, length=None, positive=False) -> tuple[float, ...]:
     items = list_of(value, url, key, length)
     out = []
     for item in items:
-        if isinstance(item, bool) or not isinstance(item, (int, float)) or not math.isfinite(item):
+        if not _finite(item):
             raise ValueError(f"{where(url, key)} is {items!r}; expected a list of finite numbers")
         if positive and item <= 0:
             raise ValueError(f"{where(url, key)} is {items!r}; expected sizes > 0")
@@ -104,8 +235,25 @@ def ints(value, url, key, length=None) -> tuple[int, ...]:
 
 
 def strings(value, url, key, length=None) -> tuple[str, ...]:
+    """Parse a list of strings, a null entry read as ""."""
     items = list_of(value, url, key, length, kind="strings")
-    return tuple("" if item is None else str(item) for item in items)
+    if not all(item is None or isinstance(item, str) for item in items):
+        raise ValueError(f"{where(url, key)} is {_shown(items)}; expected a list of strings")
+    return tuple("" if item is None else item for item in items)
+
+
+def names_or_none(value, url, key, length=None) -> tuple[str, ...] | None:
+    """An optional list of names (zarr v3's ``dimension_names``): None when missing or when any name is null, else
+    the names; a value that is no list of strings and nulls raises.
+
+    >>> names_or_none(["z", None], "a/zarr.json", "dimension_names") is None
+    True
+    """
+    if value is None:
+        return None
+    items = list_of(value, url, key, length, kind="strings or nulls")
+    named = strings(items, url, key)
+    return None if any(item is None for item in items) else named
 
 
 def leading(values: tuple, ndim: int, fill, url: str, key: str) -> tuple:

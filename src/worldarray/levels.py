@@ -10,7 +10,7 @@ differently, that is a conflict (``check_listing``).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -21,6 +21,7 @@ from .fields import Document, Placement, Source
 from .geometry import RTOL, SizesOrNone, default_axes, isclose, one_number, same, sizes_or_none, spatial_indices
 from .metadata import ArrayMeta, level_placements, parse
 from .ome import dataset_scale, first_listing, walk
+from .precomputed import scale_keys, scales
 from .units import NANOMETER, convert
 
 __all__ = ["LEVEL_MODES", "ON_MISMATCH", "Level", "Choice", "choose", "level_names", "resolve", "pick",
@@ -34,20 +35,15 @@ _PROBE_BATCH = 8
 
 def _scale_keys(node: Node) -> tuple[str, ...]:
     """A precomputed volume's levels: its info's scale keys, in order; ValueError naming the info when ``scales`` is
-    missing or empty."""
-    scales = node.docs["info"].get("scales")
-    if not isinstance(scales, list) or not scales:
-        found = "missing" if scales is None else "empty" if scales == [] else repr(scales)
-        raise ValueError(f"{node.attrs_url}: scales is {found}; expected a non-empty list of scale objects, one per "
-                         "level")
-    return tuple(str(s.get("key")) for s in scales if isinstance(s, Mapping))
+    missing, empty or malformed."""
+    return scale_keys(node.docs["info"], node.attrs_url)
 
 
 def _listed(node: Node) -> tuple[str, ...] | None:
     """Level names the group's own document lists: precomputed scale keys, or the first multiscale's dataset paths."""
     if node.format == "precomputed":
         return _scale_keys(node)
-    listing = first_listing(node.attrs)
+    listing = first_listing(node.attrs, node.attrs_url)
     return tuple(path for path, _ in listing[1]) if listing else None
 
 
@@ -104,14 +100,14 @@ def _bioformats2raw_series(path: str) -> tuple[str, ...]:
 
 
 def _scale_text(node: Node, name: str) -> str:
-    for _, path, dataset in walk(node.attrs):
+    for _, path, dataset in walk(node.attrs, node.attrs_url):
         if path == name:
             scale = dataset_scale(dataset)
             return f"{name} (scale {scale})" if scale is not None else name
     if node.format == "precomputed":
-        for scale in node.docs["info"].get("scales") or []:
-            if scale.get("key") == name:
-                return f"{name} (resolution {scale.get('resolution')} nm, xyz)"
+        for entry in scales(node.docs["info"], node.attrs_url):
+            if entry.get("key") == name:
+                return f"{name} (resolution {entry.get('resolution')} nm, xyz)"
     return name
 
 

@@ -18,10 +18,11 @@ import numpy as np
 
 from .cosem import cosem_placement, cosem_transform, dataset_label
 from .diagnostics import MetadataWarning, warn
-from .fields import (Document, Facts, Placement, Source, axes_list, ints, leading, list_of, native_dtype,
-                     numbers, strings, where)
+from .fields import (Document, Facts, Placement, Source, axes_list, entries, ints, leading, list_of, mapping,
+                     names_or_none, native_dtype, numbers, strings, where, whole)
 from .geometry import ceil_snapped, centre_to_corner, corner_to_centre, default_axes, same, spatial_indices
 from .ome import cosem_entry, first_listing, group_placement, multiscales_of, ome_placement
+from .precomputed import scale_keys, scales
 from .units import NANOMETER, Request, UnitsArgument, convert
 
 __all__ = ["ArrayMeta", "MetadataWarning", "Document", "Source", "Facts", "Placement", "Rule", "RULES", "FACTS",
@@ -191,21 +192,18 @@ def _zarr2_facts(source: Source) -> Facts:
 def _zarr3_facts(source: Source) -> Facts:
     doc, url = source.array, source.array_url
     shape = ints(doc.get("shape"), url, "shape")
-    grid = ints((doc.get("chunk_grid") or {}).get("configuration", {}).get("chunk_shape"), url,
-                "chunk_grid.configuration.chunk_shape", len(shape))
-    codecs = doc.get("codecs") or []
+    configuration = mapping(mapping(doc.get("chunk_grid"), url, "chunk_grid").get("configuration"), url,
+                            "chunk_grid.configuration")
+    grid = ints(configuration.get("chunk_shape"), url, "chunk_grid.configuration.chunk_shape", len(shape))
+    codecs = entries(doc.get("codecs"), url, "codecs", kind="codec objects")
     inner, shard = grid, None
     if codecs and isinstance(codecs[0], Mapping) and codecs[0].get("name") == "sharding_indexed":
-        inner = ints(codecs[0].get("configuration", {}).get("chunk_shape"), url,
-                     "codecs[0].configuration.chunk_shape", len(shape))
+        sharding = mapping(codecs[0].get("configuration"), url, "codecs[0].configuration")
+        inner = ints(sharding.get("chunk_shape"), url, "codecs[0].configuration.chunk_shape", len(shape))
         shard = grid
-    names = doc.get("dimension_names")
-    if names is not None and all(n is not None for n in names):
-        names = strings(names, url, "dimension_names", len(shape))
-    elif source.own.attrs.get("_ARRAY_DIMENSIONS") is not None:
+    names = names_or_none(doc.get("dimension_names"), url, "dimension_names", len(shape))
+    if names is None and source.own.attrs.get("_ARRAY_DIMENSIONS") is not None:
         names = strings(source.own.attrs["_ARRAY_DIMENSIONS"], source.own.url, "_ARRAY_DIMENSIONS", len(shape))
-    else:
-        names = None
     dtype = native_dtype(doc.get("data_type"), where(url, "data_type"))
     return Facts(shape, dtype, inner, shard, doc.get("fill_value"), names)
 
@@ -225,21 +223,22 @@ def _n5_facts(source: Source) -> Facts:
 
 
 def _precomputed_scale(source: Source) -> Mapping[str, Any]:
-    scales = list_of(source.array.get("scales"), source.array_url, "scales", kind="scale objects")
+    listed = scales(source.array, source.array_url)
     index = source.scale_index or 0
-    if not 0 <= index < len(scales) or not isinstance(scales[index], Mapping):
-        raise ValueError(f"{where(source.array_url, 'scales')} has {len(scales)} entries; expected an object at "
+    if not 0 <= index < len(listed):
+        raise ValueError(f"{where(source.array_url, 'scales')} has {len(listed)} entries; expected an object at "
                          f"index {index}")
-    return scales[index]
+    return listed[index]
 
 
 def _precomputed_facts(source: Source) -> Facts:
     info, url = source.array, source.array_url
     scale = _precomputed_scale(source)
     key = f"scales[{source.scale_index or 0}]"
-    channels = int(info.get("num_channels", 1))
+    channels = whole(info.get("num_channels", 1), url, "num_channels", minimum=1)
     size = ints(scale.get("size"), url, f"{key}.size", 3)[::-1]
-    chunks = ints((scale.get("chunk_sizes") or [None])[0], url, f"{key}.chunk_sizes[0]", 3)[::-1]
+    chunk_sizes = entries(scale.get("chunk_sizes"), url, f"{key}.chunk_sizes", kind="chunk shapes")
+    chunks = ints((chunk_sizes or [None])[0], url, f"{key}.chunk_sizes[0]", 3)[::-1]
     lead = (channels,) if channels != 1 else ()
     return Facts(
         shape=lead + size,
@@ -592,27 +591,28 @@ def level_placements(source: Source) -> list[tuple[str, Placement]] | None:
     """
     if source.format == "precomputed":
         found = []
-        for index, scale in enumerate(source.array.get("scales") or []):
+        for index, key in enumerate(scale_keys(source.array, source.array_url)):
             level = dataclasses.replace(source, ancestors=(), scale_index=index)
             facts = _precomputed_facts(level)
-            found.append((str(scale.get("key")), _precomputed(level, facts, len(facts.shape))))
-        return found or None
-    listing = first_listing(source.own.attrs)
+            found.append((key, _precomputed(level, facts, len(facts.shape))))
+        return found
+    listing = first_listing(source.own.attrs, source.own.url)
     if listing is None:
         return None
-    multiscale, entries = listing
+    multiscale, datasets = listing
     url = source.own.url
     # N5 groups place their levels by the cosem rule alone; a zarr group's COSEM entries by it too, the rest by OME
-    if source.format == "n5" and not all(isinstance(dataset.get("transform"), Mapping) for _, dataset in entries):
+    if source.format == "n5" and not all(isinstance(dataset.get("transform"), Mapping) for _, dataset in datasets):
         return None
 
     def placed(path: str, dataset: Mapping[str, Any]) -> Placement | None:
         if source.format == "n5" or cosem_entry(multiscale, dataset):
-            transform = dataset["transform"]
-            return cosem_transform(transform, len(transform.get("scale") or ()), url, dataset_label(path))
+            transform, label = dataset["transform"], dataset_label(path)
+            ndim = len(entries(transform.get("scale"), url, f"{label}.scale", kind="numbers"))
+            return cosem_transform(transform, ndim, url, label)
         return group_placement(multiscale, dataset, url)
 
-    listed = [(path, placed(path, dataset)) for path, dataset in entries]
+    listed = [(path, placed(path, dataset)) for path, dataset in datasets]
     if any(placement is None for _, placement in listed):
         return None  # the levels are placed by opening them, all alike
     return [(path, placement) for path, placement in listed if placement is not None]

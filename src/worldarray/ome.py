@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .diagnostics import warn
-from .fields import Facts, Placement, Source, list_of, numbers, where
+from .fields import Facts, Placement, Source, entries, list_of, mapping, numbers, text, where
 from .geometry import centres, isclose, same
 
 __all__ = ["UNPLACED_VERSIONS", "multiscales_of", "dataset_path", "walk", "first_listing", "cosem_entry", "flattened",
@@ -26,13 +26,16 @@ _unplaced_warned: set[str] = set()  # the group documents already warned about i
 # ---------------------------------------------------------------- the documents' shape
 
 
-def multiscales_of(attrs: Mapping[str, Any]) -> list | None:
-    """The OME multiscales list of a node's attributes, under ``ome`` (0.5 and later) or at the top (0.4)."""
-    ome = attrs.get("ome")
-    found = ome.get("multiscales") if isinstance(ome, Mapping) else None
+def multiscales_of(attrs: Mapping[str, Any], url: str = "attributes") -> list | None:
+    """The OME multiscales list of a node's attributes (held by the document ``url``), under ``ome`` (0.5 and later)
+    or at the top (0.4); None when there is none. An object there is no OME list (zarr-conventions' multiscales
+    layout is one); any other value that is no list raises ValueError naming ``url``."""
+    found, key = mapping(attrs.get("ome"), url, "ome").get("multiscales"), "ome.multiscales"
     if found is None:
-        found = attrs.get("multiscales")
-    return found if isinstance(found, list) else None
+        found, key = attrs.get("multiscales"), "multiscales"
+    if found is None or isinstance(found, Mapping):
+        return None
+    return entries(found, url, key, kind="multiscale objects")
 
 
 def dataset_path(entry: Any) -> str | None:
@@ -45,28 +48,37 @@ def dataset_path(entry: Any) -> str | None:
     return path.strip("/").removeprefix("./").strip("/") if isinstance(path, str) else None
 
 
-def _entries(multiscale: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
-    for dataset in multiscale.get("datasets") or []:
-        path = dataset_path(dataset)
+def _multiscales(attrs: Mapping[str, Any], url: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """Each multiscale object with where it sits in the document, for messages."""
+    for index, multiscale in enumerate(multiscales_of(attrs, url) or []):
+        yield f"multiscales[{index}]", mapping(multiscale, url, f"multiscales[{index}]", required=True)
+
+
+def _entries(multiscale: Mapping[str, Any], url: str, label: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    datasets = entries(multiscale.get("datasets"), url, f"{label}.datasets", kind="dataset objects")
+    for index, dataset in enumerate(datasets):
+        path = dataset_path(mapping(dataset, url, f"{label}.datasets[{index}]", required=True))
         if path:
             yield path, dataset
 
 
-def walk(attrs: Mapping[str, Any]) -> Iterator[tuple[Mapping[str, Any], str, Mapping[str, Any]]]:
+def walk(attrs: Mapping[str, Any], url: str = "attributes") -> Iterator[tuple[Mapping[str, Any], str,
+                                                                             Mapping[str, Any]]]:
     """Every (multiscale, dataset path, dataset entry) a node's attributes list, in order; the one walk of datasets.
 
-    A dataset without a path names no level and is passed over.
+    A dataset without a path names no level and is passed over; a multiscale, a ``datasets`` list or a dataset of
+    another type raises ValueError naming ``url``, the document that holds ``attrs``.
     """
-    for multiscale in multiscales_of(attrs) or []:
-        if isinstance(multiscale, Mapping):
-            for path, dataset in _entries(multiscale):
-                yield multiscale, path, dataset
+    for label, multiscale in _multiscales(attrs, url):
+        for path, dataset in _entries(multiscale, url, label):
+            yield multiscale, path, dataset
 
 
-def first_listing(attrs: Mapping[str, Any]) -> tuple[Mapping[str, Any], list[tuple[str, Mapping[str, Any]]]] | None:
+def first_listing(attrs: Mapping[str, Any], url: str = "attributes") -> tuple[Mapping[str, Any],
+                                                                            list[tuple[str, Mapping[str, Any]]]] | None:
     """The first multiscale that lists a level, with its (path, entry) pairs in order; None when none does."""
-    for multiscale in multiscales_of(attrs) or []:
-        found = list(_entries(multiscale)) if isinstance(multiscale, Mapping) else []
+    for label, multiscale in _multiscales(attrs, url):
+        found = list(_entries(multiscale, url, label))
         if found:
             return multiscale, found
     return None
@@ -132,7 +144,8 @@ def _ome_axes(multiscale, ndim, url) -> tuple[tuple[str, ...] | None, tuple[str,
     names = [a.get("name") if isinstance(a, Mapping) else a for a in items]
     if not all(isinstance(n, str) for n in names):
         raise ValueError(f"{where(url, 'multiscales[].axes')} is {items!r}; expected axis objects with a name")
-    units = tuple(str(a.get("unit") or "") if isinstance(a, Mapping) else "" for a in items)
+    units = tuple(text(a.get("unit") or "", url, f"multiscales[].axes[{i}].unit") if isinstance(a, Mapping) else ""
+                  for i, a in enumerate(items))
     return tuple(str(n) for n in names), units
 
 
@@ -182,7 +195,7 @@ def _find_dataset(source: Source):
     parent_lists = False
     for depth, doc in enumerate(source.ancestors[:4], start=1):
         relative = "/".join(parts[-depth:])
-        for multiscale, path, dataset in walk(doc.attrs):
+        for multiscale, path, dataset in walk(doc.attrs, doc.url):
             if path == relative:
                 return doc, multiscale, dataset
             parent_lists = parent_lists or depth == 1

@@ -94,14 +94,18 @@ def reach_array(found: Gathered, context: ts.Context | None = None, *, write: bo
         tried.append(way)
         try:
             return ts.open({**spec, "kvstore": way.spec}, context=context, read=True, write=write)
-        except ValueError:  # metadata tensorstore cannot take as given: it reads the array document itself
+        except (ValueError, OverflowError):  # metadata tensorstore cannot take as given: it reads the document itself
             if not spec.get("assume_metadata"):
                 raise
             plain = {k: v for k, v in spec.items() if k not in ("assume_metadata", "metadata", "multiscale_metadata",
                                                                  "scale_metadata")}
             return ts.open({**plain, "kvstore": way.spec}, context=context, read=True, write=write)
 
-    opened = fmt.c_order(store.on_ways(node.path, start, f"open {node.path}"))
+    try:
+        opened = fmt.c_order(store.on_ways(node.path, start, f"open {node.path}"))
+    except (ValueError, OverflowError) as error:  # tensorstore names a document by its key in the kvstore alone
+        raise ValueError(f"{node.path}: tensorstore cannot open the {node.format} array its documents describe: "
+                         f"{error}") from error
     # the origin reset lives here and nowhere else; bounds are made explicit so reads past them fail
     view = opened[ts.d[:].translate_to[0]][ts.d[:].mark_bounds_implicit[False]]
     return view, Reach(node.path, tried[-1], context, write)
