@@ -13,6 +13,7 @@ import pytest
 import worldarray as wa
 from worldarray import cli
 from conftest import BUILDERS, GROUP_BUILDERS, ome_pyramid
+from metadata_cases import CASES
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
@@ -206,3 +207,34 @@ def test_neuroglancer_with_a_url_prints_a_viewer_url_holding_the_layer(tmp_path)
     state = json.loads(urllib.parse.unquote(url.split("#!", 1)[1]))
     assert [layer["source"] for layer in state["layers"]] == ["zarr2://https://example.org/data/v4.zarr"]
     assert state["position"] == pytest.approx([4.0, 4.0, 4.0])  # the middle of 8 voxels, in voxels of 4 nm
+
+
+def _main(capsys, *args: str) -> tuple[int, str, str]:
+    """``worldarray ARGS`` in this process: the exit status, stdout and stderr."""
+    status = cli.main(list(args))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_info_of_a_level_that_does_not_exist_exits_2_naming_it_and_the_real_ones(tmp_path, capsys):
+    path = _ome04(tmp_path)
+    status, out, err = _main(capsys, "info", path, "--level", "scale9")
+    assert status == 2 and out == ""
+    assert "level 'scale9' does not exist; the levels are s0, s1" in err and len(err.splitlines()) == 1
+
+
+def test_info_in_a_unit_the_table_does_not_know_exits_2_naming_the_unit_not_the_store(tmp_path, capsys):
+    path = _ome04(tmp_path)
+    status, out, err = _main(capsys, "info", path, "--units", "parsec")
+    assert status == 2 and out == ""
+    assert "'parsec' is not a length unit the unit table knows" in err and "has unit 'nanometer'" not in err
+
+
+def test_check_finds_a_cellmap_schemas_n5_pyramid_consistent_at_its_true_voxel_sizes(build_case, capsys):
+    case = next(c for c in CASES if c["name"] == "n5_cellmap_schemas_group_s1")
+    path = str(build_case(case) / "vol.n5")
+    status, out, _ = _main(capsys, "check", path)
+    assert status == 0 and out.strip().endswith("3 level(s), consistent"), out
+    status, out, _ = _main(capsys, "info", path, "--json")
+    sizes = {name: level["voxel_size"] for name, level in json.loads(out)["levels"].items()}
+    assert sizes == {"s0": [40.0, 4.0, 4.0], "s1": [40.0, 8.0, 8.0], "s2": [80.0, 16.0, 16.0]}

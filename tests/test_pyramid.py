@@ -160,3 +160,38 @@ def test_add_level_units_are_those_of_its_explicit_placement_and_of_the_handle_i
     assert in_nm.voxel_size == pytest.approx((8.0, 8.0)) and in_nm.translation == pytest.approx((4.0, 4.0))
     s2 = pyramid.add_level("s2", factors=4)  # no units: the pyramid's, nanometres
     assert s2.voxel_size == (16.0, 16.0)
+
+
+def _crop(root):
+    """A crop group whose multiscales list levels two directories down: ``seg/s0`` and ``seg/s1``."""
+    datasets = [{"path": f"seg/s{i}", "coordinateTransformations": [
+        {"type": "scale", "scale": [4.0 * 2**i] * 3}, {"type": "translation", "translation": [2.0 * 2**i] * 3}]}
+        for i in range(2)]
+    axes = [{"name": a, "type": "space", "unit": "nanometer"} for a in "zyx"]
+    GROUP_BUILDERS["zarr2"](root, {"path": "crop.zarr", "attrs": {"multiscales": [
+        {"version": "0.4", "axes": axes, "datasets": datasets}]}})
+    GROUP_BUILDERS["zarr2"](root, {"path": "crop.zarr/seg"})
+    for i in range(2):
+        BUILDERS["zarr2"](root, {"path": f"crop.zarr/seg/s{i}", "shape": [8 >> i] * 3, "chunks": [4] * 3,
+                                 "dtype": "uint8"})
+    return root / "crop.zarr"
+
+
+def test_the_pyramid_of_an_array_is_found_through_the_ancestor_walk_that_places_it(tmp_path):
+    group = _crop(tmp_path)
+    pyramid = wa.open_pyramid(group / "seg" / "s0")
+    assert pyramid.path == str(group) and pyramid.names == ("seg/s0", "seg/s1")
+    assert pyramid.voxel_sizes() == [(4.0, 4.0, 4.0), (8.0, 8.0, 8.0)]
+    vol = wa.open(group / "seg" / "s0")
+    assert vol.levels == ("seg/s0", "seg/s1") and vol.level_name == "seg/s0"
+    assert pyramid.by_name("seg/s1").translation == (4.0, 4.0, 4.0)
+
+
+def test_a_group_that_lists_no_levels_names_the_groups_below_it_that_do(tmp_path):
+    root = tmp_path / "root.zarr"
+    wa.create(root / "scale0" / "image", (8, 8, 8), "uint8", 4, 2, chunks=4)
+    pyramid = wa.open_pyramid(root, mode="r+")
+    assert pyramid.names == ()
+    with pytest.raises(ValueError, match=r"root\.zarr: lists no levels .*listed in .*root\.zarr/scale0"):
+        pyramid.add_level("s1", factors=2)
+    assert sorted(p.name for p in root.iterdir()) == ["scale0", "zarr.json"]

@@ -208,3 +208,20 @@ def test_a_write_whose_first_request_hangs_is_sent_again_on_retry(s3_server, mon
                                                      "endpoint": s3_server, "aws_region": "us-east-1"}},
                      context=ts.Context()).result()
     assert np.array_equal(stored[0:4, 0:4].read().result(), VALUES[:4, :4])
+
+
+def test_a_refused_connection_logs_short_lines_whose_counts_agree_with_the_error(caplog):
+    import socket
+
+    with socket.socket() as closed:  # a port this test held and let go: nothing listens there
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/vol.zarr"
+    with caplog.at_level("WARNING", logger="worldarray"), pytest.raises(OSError) as raised:
+        wa.detect(url, retries=wa.Retry(base_delay=0.001))
+    lines = [r.getMessage() for r in caplog.records if "attempt" in r.getMessage()]
+    attempts = int(str(raised.value).split("failed after ")[1].split(" attempts")[0])
+    assert [f"attempt {k} of {attempts} failed" in line for k, line in enumerate(lines, start=1)] == [True] * len(lines)
+    assert len(lines) == attempts - 1
+    assert all(len(line) < 240 and line.count(url) == 1 for line in lines), lines
+    assert str(raised.value).count(url) <= 2

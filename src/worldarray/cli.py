@@ -65,6 +65,8 @@ def read_volume(path: str, level: str | None = None, units: str | None = None) -
             volume.levels[basename(node.path)] = metadata(path, units=units)
         else:
             names = open_pyramid(path).names
+            if level is not None and level not in names:
+                raise ValueError(f"level {level!r} does not exist; the levels are {', '.join(names) or 'none'}")
             for name in names if level is None else [level]:
                 try:
                     volume.levels[name] = metadata(path, level=name, units=units)

@@ -339,18 +339,29 @@ def group_source(node: Node) -> Source:
     return Source(node.format, node.path, node.docs.get("info", {}), url, Document(node.path, url, node.attrs))
 
 
-def listed_by_parent(found: Gathered) -> tuple[tuple[str, Placement], ...] | None:
-    """The levels an array's parent document lists, when it lists this array among them."""
+@dataclass(frozen=True)
+class Listing:
+    """The pyramid an array belongs to: the group whose document lists it, its name there and every listed level."""
+
+    group: str
+    name: str
+    levels: tuple[tuple[str, Placement], ...]
+
+
+def listed_by_parent(found: Gathered) -> Listing | None:
+    """The pyramid an array belongs to, found by the walk that places it: its parent's document, else an ancestor's
+    up to four levels above whose multiscales list it by its path from there ("seg/s0"); None when none lists it."""
     node = found.node
     if node.format == "precomputed":
-        return tuple(level_placements(group_source(node)) or ())
-    if not found.ancestors:
-        return None
-    parent = found.ancestors[0]
-    listed = level_placements(Source(node.format, parent.path, {}, parent.url, parent))
-    if not listed or store.basename(node.path) not in [n for n, _ in listed]:
-        return None
-    return tuple(listed)
+        levels = tuple(level_placements(group_source(node)) or ())
+        return Listing(node.path, str(node.scale_key), levels)
+    parts = node.path.rstrip("/").split("/")
+    for depth, doc in enumerate(found.ancestors[:4], start=1):
+        relative = "/".join(parts[-depth:])
+        listed = level_placements(Source(node.format, doc.path, {}, doc.url, doc))
+        if listed and relative in [n for n, _ in listed]:
+            return Listing(doc.path, relative, tuple(listed))
+    return None
 
 
 def _placements_of(node: Node, found: Gathered, names) -> tuple[tuple[str, Placement], ...]:
@@ -382,10 +393,11 @@ def _choose(path: str, level: Level, voxel_size: SizesOrNone | None, level_mode:
     node = found.node
     if node.kind == "array":
         found = resolve(path, level, found)
-        name = found.node.scale_key or store.basename(found.node.path)
-        listed = listed_by_parent(found)
-        names = tuple(n for n, _ in listed) if listed else (name,)
-        return Choice(found, name, names, None, listed or None)
+        above = listed_by_parent(found)
+        if above is None or not above.levels:
+            own = found.node.scale_key or store.basename(found.node.path)
+            return Choice(found, own, (own,), None, None)
+        return Choice(found, above.name, tuple(n for n, _ in above.levels), None, above.levels)
     names = level_names(node)
     listing = level_placements(group_source(node))
     listed = tuple(listing) if listing else None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, overload
 
@@ -18,7 +19,7 @@ from numpy.typing import DTypeLike
 
 from . import retry, rounds, store, write
 from .array import WorldArray
-from .detect import Gathered, gather, source_of
+from .detect import Gathered, gather, probe, source_of
 from .diagnostics import quiet
 from .fields import Placement
 from .factors import derived_level
@@ -28,6 +29,7 @@ from .handle import MODES, PathLike, Sizes, SizesOrNone
 from .paths import plain_name, plain_target
 from .levels import Level, group_source, level_names, listed_by_parent, pick, refuse_bioformats2raw, select_level
 from .metadata import ArrayMeta, level_placements, parse
+from .ome import first_listing
 from .ome_write import group_axis_types
 from .units import NANOMETER, Request, UnitsArgument
 from .write import Codecs, codecs_of
@@ -42,8 +44,9 @@ def _group_of(found: Gathered) -> Gathered:
         return found
     if node.format == "precomputed":
         return gather(node.path)
-    if listed_by_parent(found):
-        return gather(found.ancestors[0].path)
+    listing = listed_by_parent(found)
+    if listing is not None:
+        return gather(listing.group)
     raise ValueError(f"{node.path}: is an array that no parent multiscales lists; open it with wa.open, or open its "
                      "group")
 
@@ -279,8 +282,18 @@ class Pyramid:
         return [sizes for _, sizes, _ in self.placements()]
 
     def finest(self) -> str:
-        """The name of the finest level (the least voxel volume), the first listed among equals."""
+        """The name of the finest level (the least voxel volume), the first listed among equals; ValueError naming
+        the group (and the groups below it that list levels, on a local disk) when it lists none."""
+        if not self.names:
+            raise self._no_levels()
         return min(zip(self.names, self.voxel_sizes(), strict=True), key=lambda level: math.prod(level[1]))[0]
+
+    def _no_levels(self) -> ValueError:
+        below = _listing_groups_below(self.path)
+        where = (f"; the levels are listed in {', '.join(below)}: open_pyramid that group" if below else
+                 "; open the group whose multiscales list the levels (create(.../group/s0) lists s0 in .../group)")
+        return ValueError(f"{self.path}: lists no levels (no multiscales in its document, and no s0 below it), so no "
+                          f"level is there to choose or to add one from{where}")
 
     def translations(self) -> list[tuple[float, ...]]:
         return [shifts for _, _, shifts in self.placements()]
@@ -347,6 +360,28 @@ class Pyramid:
                        context=self._context, retries=self._retries)
         self._read_group(self.path)
         return level
+
+
+#: How many directories below a group that lists no levels are looked into for ones that do, for the error.
+_LOOKED_BELOW = 64
+
+
+def _listing_groups_below(path: str) -> list[str]:
+    """The groups directly below a local ``path`` whose document lists levels (for an error message only: a local
+    directory is listed cheaply; a remote store is not listed)."""
+    if store.scheme(path) != "file" or not os.path.isdir(path):
+        return []
+    found = []
+    with os.scandir(path) as entries:
+        directories = sorted(entry.name for entry in entries if entry.is_dir())[:_LOOKED_BELOW]
+    for name in directories:
+        try:
+            node = probe(store.join(path, name))
+        except (OSError, ValueError):
+            continue
+        if node is not None and node.node.kind == "group" and first_listing(node.node.attrs, node.node.attrs_url):
+            found.append(store.join(path, name))
+    return found
 
 
 def open_pyramid(path: PathLike, *, context: ts.Context | None = None, units: UnitsArgument = NANOMETER,

@@ -159,15 +159,18 @@ class Retry:
     def _again(self, attempt: Callable[[float], T], timeout: float, what: str, error: Exception,
                retry_on: Callable[[BaseException], bool], errors: Sequence[float] | None = None) -> T:
         """Go on after attempt 1 failed with ``error``: raise it unless retried, else try again up to the limits."""
-        done, answers = 1, 0  # attempts made; of them, error answers paused after (with ``errors``)
+        done, answers, said = 1, 0, None  # attempts made; error answers paused after (``errors``); the last reason
         while True:
             if not retry_on(error):
                 raise error
             pause = self._pause(error, done + 1, errors, answers)
             if done >= self.max_attempts or pause is None:
                 raise _exhausted(error, what, done) from error
-            logger.warning("%s: attempt %d of %d failed (%s); retrying", what, done, self.max_attempts,
-                           str(error) or type(error).__name__)
+            reason = _reason(error)
+            limit = self._limit(error, errors, answers, done)
+            logger.warning("%s: attempt %d of %d failed (%s); retrying", what, done, limit,
+                           "the same way" if reason == said else reason)
+            said = reason
             done += 1
             answers += errors is not None and not isinstance(error, TimeoutError)
             if pause:
@@ -176,6 +179,13 @@ class Retry:
                 return attempt(timeout * done)
             except Exception as failure:
                 error = failure
+
+    def _limit(self, error: Exception, errors: Sequence[float] | None, answers: int, done: int) -> int:
+        """How many attempts there will be at most, as far as ``error`` tells: ``max_attempts``, or with ``errors``
+        and an error answer the attempts the pauses left allow."""
+        if errors is None or isinstance(error, TimeoutError):
+            return self.max_attempts
+        return min(self.max_attempts, done + len(errors) - answers)
 
     def _pause(self, error: Exception, attempt: int, errors: Sequence[float] | None, answers: int) -> float | None:
         """The seconds slept before ``attempt`` after ``error``: ``sleep_before`` without ``errors``; with them, none
@@ -222,10 +232,15 @@ def _wait(start: Callable[[], _Future], wait: float) -> Any:
         raise
 
 
+def _reason(error: BaseException) -> str:
+    """Why an attempt failed, without the list of documents it names (``rounds`` keeps that apart as ``reason``)."""
+    return str(getattr(error, "reason", None) or error or type(error).__name__)
+
+
 def _exhausted(error: BaseException, what: str, attempts: int) -> BaseException:
     if isinstance(error, TimeoutError):
         return TimeoutError(f"{what}: no answer after {attempts} attempts; the last: {error}")
-    text = f"{what}: failed after {attempts} attempts: {error}"
+    text = f"{what}: failed after {attempts} attempts: {_reason(error)}"
     return type(error)(text) if _rebuildable(error) else error
 
 

@@ -55,6 +55,13 @@ class ErrorAnswer(OSError):
     connection), naming their URLs."""
 
 
+def _because(kind: type[OSError], names: str, reason: str) -> OSError:
+    """``kind`` naming the documents and why; ``reason`` alone is kept too, for a log line that names them once."""
+    error = kind(f"{names}: {reason}")
+    error.reason = reason  # type: ignore[attr-defined]
+    return error
+
+
 def asked_again(error: BaseException) -> bool:
     """Whether read_documents asks again after ``error``: no answer, or an error answer worth asking again."""
     return isinstance(error, (TimeoutError, ErrorAnswer))
@@ -115,9 +122,9 @@ class Round:
         self.pending = late
         names = ", ".join(url(*request) for requests in late.values() for request in requests)
         if failed and len(failed) == sum(map(len, late.values())):  # all answered, some with errors
-            raise ErrorAnswer(f"{names}: {next(iter(failed.values()))}")
+            raise _because(ErrorAnswer, names, str(next(iter(failed.values()))))
         if late:
-            raise TimeoutError(f"{names}: no answer within {wait:g} s")
+            raise _because(TimeoutError, names, f"no answer within {wait:g} s")
         return self.outcomes
 
     @staticmethod
