@@ -302,6 +302,22 @@ def test_a_relabelled_precomputed_scale_is_written_as_a_transform_on_the_info_di
     assert_places_every_voxel(vol, source, {"x": (0.0, 16 * NM), "y": (16 * NM, 16 * NM), "z": (40 * NM, 40 * NM)})
 
 
+def test_a_selected_precomputed_channel_is_made_local_by_a_transform_on_the_info_directory(tmp_path):
+    info = {"type": "image", "data_type": "uint8", "num_channels": 3, "scales": [
+        {"key": "8_8_8", "size": [8, 6, 4], "resolution": [8, 8, 8], "voxel_offset": [1, 2, 3], "encoding": "raw",
+         "chunk_sizes": [[8, 6, 4]]}]}
+    BUILDERS["precomputed"](tmp_path, {"path": "pre", "info": info})
+    vol = wa.open(tmp_path / "pre" / "8_8_8", select={"c": 2})
+    layer = neuroglancer.layer(vol, url="https://host/pre/8_8_8")
+    source = layer["source"]
+    assert source["url"] == "precomputed://https://host/pre"
+    assert list(source["transform"]["outputDimensions"]) == ["x", "y", "z", "c'"]  # Neuroglancer's c^, made local
+    (position,) = layer["localPosition"]
+    assert np.floor(position) == 2
+    assert_places_every_voxel(vol, source, {"x": (8 * NM, 8 * NM), "y": (16 * NM, 8 * NM), "z": (24 * NM, 8 * NM),
+                                            "c": (0.0, 1.0)})
+
+
 # ---------------------------------------------------------------- URLs
 
 

@@ -161,12 +161,20 @@ def _n5_pyramid(root):
     return wa.open(root / "vol.n5", level="s1")
 
 
-def _precomputed(root):
-    info = {"type": "image", "data_type": "uint16", "num_channels": 1, "scales": [
+def _precomputed_volume(root, channels):
+    info = {"type": "image", "data_type": "uint16", "num_channels": channels, "scales": [
         {"key": "8_8_40", "size": [7, 6, 5], "resolution": [8, 8, 40], "voxel_offset": [3, 2, 1], "encoding": "raw",
          "chunk_sizes": [[3, 3, 3]]}]}
     BUILDERS["precomputed"](root, {"path": "pre", "info": info})
-    return wa.open(root / "pre" / "8_8_40")
+    return root / "pre" / "8_8_40"
+
+
+def _precomputed(root):
+    return wa.open(_precomputed_volume(root, 1))
+
+
+def _precomputed_channel_selected(root):
+    return wa.open(_precomputed_volume(root, 3), select={"c": 1})  # Neuroglancer's channel dimension c^ made local
 
 
 def _relabelled(root):
@@ -192,6 +200,7 @@ CASES: dict[str, Callable] = {
     "relabelled t c z y x": _relabelled,
     "select c": _channel_selected,
     "select t": _time_selected,
+    "precomputed, 3 channels, select c": _precomputed_channel_selected,
 }
 
 
