@@ -51,10 +51,11 @@ OME group, read as its array, still has sample j centred on its stated position.
 ``channel``) stays a local dimension (``c'``; ``c^`` in precomputed, as Neuroglancer names it). An axis ``select``
 pinned is a local dimension of the layer (``c'``, ``t'``), and the layer's ``localPosition`` holds it at the centre of
 the selected sample, so the layer shows that sample whatever the viewer's position (any other local dimension is held
-at its middle sample). A pyramid is named by
-its group where Neuroglancer reads the group's levels (OME, an N5 group's factor list, precomputed); the transform,
-if any, places the handle's own level, and the other levels follow Neuroglancer's reading of the group. Neuroglancer
-reads only what is served over http(s), s3 or gs, so a local store needs ``url=``, the address its path is served at.
+at its middle sample); only a transform makes a dimension local, so a pinned time axis of an OME level is shown on
+its array. A pyramid is named by its group where Neuroglancer reads the group's levels (OME, an N5 group's factor
+list, precomputed); the transform, if any, places the handle's own level, and the other levels follow Neuroglancer's
+reading of the group. Neuroglancer reads only what is served over http(s), s3 or gs, so a local store needs
+``url=``, the address its path is served at.
 """
 
 from __future__ import annotations
@@ -483,7 +484,7 @@ def layer(vol: WorldArray, url: str | None = None, *, name: str | None = None,
     ----------
     vol
         An open handle. With a resample target the stored voxels are shown where they are stored; under relabel,
-        on the relabelled grid.
+        on the relabelled grid; with ``select``, the selected index of each pinned axis, held by the layer.
     url
         The http(s), s3 or gs address ``vol.path`` is served at (the group above it too, when the source is the
         group). By default the handle's own path, which must then be remote.
@@ -493,7 +494,8 @@ def layer(vol: WorldArray, url: str | None = None, *, name: str | None = None,
     Returns
     -------
     dict
-        ``{"type", "source", "name"}``; ``source`` is a URL, or ``{"url", "transform"}``.
+        ``{"type", "source", "name"}``; ``source`` is a URL, or ``{"url", "transform"}``. A selected handle's layer
+        also holds ``localDimensions`` and ``localPosition``, which show the selected index.
 
     Raises
     ------
