@@ -1,10 +1,11 @@
 """Local servers for tests: each starts on 127.0.0.1 on a free port and is stopped when its test ends.
 
 Import the fixtures into a test module (``from servers import http_server, s3_server``); the helpers
-(``serve_directory``, ``serve_bytes``, ``serve_gateway``, ``s3_client``) start servers a test needs more than one
-of. ``serve_gateway`` stands in front of another of them and decides, request by request, to pass it on, answer an
-error status, or hold it unanswered, counting what it was asked; ``serve_recorder`` records every request's headers
-and can strip a write's conditions, as a store that ignores them would.
+(``serve_directory``, ``serve_with_cors``, ``serve_bytes``, ``serve_gateway``, ``s3_client``) start servers a test
+needs more than one of, or of another kind. ``serve_gateway`` stands in front of another of them and decides,
+request by request, to pass it on, answer an error status, or hold it unanswered, counting what it was asked;
+``serve_recorder`` records every request's headers and can strip a write's conditions, as a store that ignores them
+would.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ __all__ = [
     "s3_server",
     "serve_bytes",
     "serve_directory",
+    "serve_with_cors",
     "serve_gateway",
     "serve_recorder",
     "silent_server",
@@ -88,6 +90,28 @@ def running(handler) -> Iterator[str]:
 def serve_directory(root: pathlib.Path) -> Iterator[Served]:
     """Serve the files under ``root`` over http (a missing file answers 404)."""
     with running(functools.partial(QuietDirectoryHandler, directory=str(root))) as base:
+        yield Served(base, pathlib.Path(root))
+
+
+class _CorsDirectoryHandler(QuietDirectoryHandler):
+    """Serves a directory to any origin, as a store a browser viewer reads must be served."""
+
+    def end_headers(self):
+        self.send_header("Access-Control-Allow-Origin", "*")
+        super().end_headers()
+
+    def do_OPTIONS(self):  # noqa: N802 - the base class's name; a browser's preflight
+        self.send_response(204)
+        self.send_header("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+        self.send_header("Access-Control-Allow-Headers", "*")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+@contextlib.contextmanager
+def serve_with_cors(root: pathlib.Path) -> Iterator[Served]:
+    """Serve the files under ``root`` over http with CORS allowed from any origin, as a browser needs."""
+    with running(functools.partial(_CorsDirectoryHandler, directory=str(root))) as base:
         yield Served(base, pathlib.Path(root))
 
 

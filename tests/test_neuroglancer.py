@@ -96,6 +96,65 @@ def test_a_relabelled_ome_level_names_the_array_with_a_transform_channel_kept_lo
     assert_places_every_voxel(vol, source, {n: (0.0, 1.0) for n in ("c", "z", "y", "x")})
 
 
+def _series(root):
+    """An OME 0.5 (t, c, z, y, x) group: 14 time points 2.5 s apart from 1 s, 8 channels, 4 x 4 x 4 nm voxels."""
+    return ome_pyramid(root, "tc.zarr", [("s0", (14, 8, 4, 6, 8), (2.5, 1, 4, 4, 4), (1, 0, 2, 2, 2))],
+                       axes=("t", "c", "z", "y", "x"), units=["second", "", "nanometer", "nanometer", "nanometer"])
+
+
+def test_a_relabelled_ome_layer_keeps_time_and_channel_where_the_plain_layer_puts_them(tmp_path):
+    vol = wa.open(_series(tmp_path), level="s0", voxel_size=(8, 8, 8), on_mismatch="relabel")
+    source = neuroglancer.layer(vol, url="https://host/tc.zarr")["source"]
+    assert source["url"] == "zarr3://https://host/tc.zarr/s0"
+    # the lone array: unitless, voxel j's corner at j; Neuroglancer's OME reading centres sample j on its value
+    found = landed(source, {n: (0.0, 1.0) for n in ("t", "c", "z", "y", "x")})
+    np.testing.assert_allclose(found["t"], 1 + 2.5 * J)
+    np.testing.assert_allclose(found["c"], J)
+    assert_places_every_voxel(vol, source, {n: (0.0, 1.0) for n in ("t", "c", "z", "y", "x")})
+
+
+@pytest.mark.parametrize("channel", [0, 2])
+def test_a_selected_handles_layer_shows_the_selected_channel(tmp_path, channel):
+    vol = wa.open(_series(tmp_path), level="s0", select={"c": channel})
+    assert vol.selected == {"c": channel}
+    layer = neuroglancer.layer(vol, url="https://host/tc.zarr")
+    assert layer["source"] == "zarr3://https://host/tc.zarr"  # c' is local already: the group, no transform
+    assert layer["localDimensions"] == {"c'": [1.0, ""]}
+    # Neuroglancer's OME reading puts channel j's lower edge at j - 1/2: the position is inside the selected one
+    (position,) = layer["localPosition"]
+    assert np.floor(position + 0.5) == channel and abs(position - channel) < 0.5
+
+
+def test_a_selected_time_point_is_made_local_and_held_at_that_sample(tmp_path):
+    vol = wa.open(_series(tmp_path), level="s0", select={"t": 3})
+    layer = neuroglancer.layer(vol, url="https://host/tc.zarr")
+    source = layer["source"]
+    assert source["url"] == "zarr3://https://host/tc.zarr/s0"  # a transform makes t local: on the array
+    assert list(source["transform"]["outputDimensions"]) == ["t'", "c'", "z", "y", "x"]
+    assert layer["localDimensions"] == {"t'": [2.5, "s"], "c'": [1.0, ""]}
+    centres = landed(source, {n: (0.0, 1.0) for n in ("t", "c", "z", "y", "x")})
+    position_t, position_c = np.multiply(layer["localPosition"], [2.5, 1.0])
+    assert position_t == pytest.approx(centres["t"][3])  # time point 3, at its centre
+    assert position_c == pytest.approx(4)  # an unpinned local dimension at its middle sample
+    assert "t" not in neuroglancer.navigation(vol)["dimensions"]
+
+
+def test_a_selected_channel_of_a_zarr_array_is_made_local_by_a_transform(tmp_path):
+    BUILDERS["zarr3"](tmp_path, {"path": "cz.zarr", "shape": [3, 4, 6, 8], "chunks": [1, 4, 6, 8], "dtype": "uint8",
+                                 "document": {"dimension_names": ["c", "z", "y", "x"]}})
+    vol = quiet_open(tmp_path / "cz.zarr", select={"c": 1})
+    layer = neuroglancer.layer(vol, url="https://host/cz.zarr")
+    assert list(layer["source"]["transform"]["outputDimensions"]) == ["c'", "z", "y", "x"]
+    (position,) = layer["localPosition"]
+    assert np.floor(position) == 1  # the lone array: channel j from j to j + 1
+
+
+def test_a_handle_with_nothing_selected_holds_no_local_position(tmp_path):
+    vol = wa.open(_series(tmp_path), level="s0")
+    assert vol.selected == {}
+    assert "localPosition" not in neuroglancer.layer(vol, url="https://host/tc.zarr")
+
+
 def test_a_resample_target_shows_the_stored_voxels_where_they_are_stored(tmp_path):
     path = ome_pyramid(tmp_path, "ome.zarr", [("s0", (4, 6, 8), (2, 4, 4), (1, 2, 2))])
     vol = wa.open(path, level="s0", voxel_size=(4, 8, 8), on_mismatch="resample")
@@ -241,6 +300,22 @@ def test_a_relabelled_precomputed_scale_is_written_as_a_transform_on_the_info_di
     source = neuroglancer.layer(vol, url="https://host/pre")["source"]
     assert source["url"] == "precomputed://https://host/pre"
     assert_places_every_voxel(vol, source, {"x": (0.0, 16 * NM), "y": (16 * NM, 16 * NM), "z": (40 * NM, 40 * NM)})
+
+
+def test_a_selected_precomputed_channel_is_made_local_by_a_transform_on_the_info_directory(tmp_path):
+    info = {"type": "image", "data_type": "uint8", "num_channels": 3, "scales": [
+        {"key": "8_8_8", "size": [8, 6, 4], "resolution": [8, 8, 8], "voxel_offset": [1, 2, 3], "encoding": "raw",
+         "chunk_sizes": [[8, 6, 4]]}]}
+    BUILDERS["precomputed"](tmp_path, {"path": "pre", "info": info})
+    vol = wa.open(tmp_path / "pre" / "8_8_8", select={"c": 2})
+    layer = neuroglancer.layer(vol, url="https://host/pre/8_8_8")
+    source = layer["source"]
+    assert source["url"] == "precomputed://https://host/pre"
+    assert list(source["transform"]["outputDimensions"]) == ["x", "y", "z", "c'"]  # Neuroglancer's c^, made local
+    (position,) = layer["localPosition"]
+    assert np.floor(position) == 2
+    assert_places_every_voxel(vol, source, {"x": (8 * NM, 8 * NM), "y": (16 * NM, 8 * NM), "z": (24 * NM, 8 * NM),
+                                            "c": (0.0, 1.0)})
 
 
 # ---------------------------------------------------------------- URLs

@@ -222,6 +222,12 @@ class WorldArray(ArrayProtocol):
         return self._opened.reach.context
 
     @property
+    def selected(self) -> dict[str, int]:
+        """The axes ``select`` pinned at open, each with its index; empty when none are."""
+        stored = self._opened.frame.stored.axes
+        return {stored[axis]: index for axis, index in self._opened.frame.pins}
+
+    @property
     def remote(self) -> bool:
         """Whether the array is on s3, gs or an http(s) server."""
         return self._opened.remote

@@ -45,12 +45,17 @@ Neuroglancer's legacy spellings, still read (``KvStoreBasedDataSourceLegacyUrlAd
 percent-quoted JSON (``python/neuroglancer/url_state.py``).
 
 Decisions. On spatial axes voxel j's centre lands at translation + j * voxel_size. On time and channel axes, which
-worldarray never moves by half a sample, a stated position is where that source's reading puts it (a sample's centre
-in an OME group, its lower edge elsewhere), and a written transform starts sample j there; a channel axis (``c`` or
-``channel``) stays a local dimension (``c'``; ``c^`` in precomputed, as Neuroglancer names it). A pyramid is named by
-its group where Neuroglancer reads the group's levels (OME, an N5 group's factor list, precomputed); the transform,
-if any, places the handle's own level, and the other levels follow Neuroglancer's reading of the group. Neuroglancer
-reads only what is served over http(s), s3 or gs, so a local store needs ``url=``, the address its path is served at.
+worldarray never moves by half a sample, a stated position is where the store's own reading puts it (a sample's
+centre in an OME group, its lower edge elsewhere), and a written transform keeps it there: a relabelled level of an
+OME group, read as its array, still has sample j centred on its stated position. A channel axis (``c`` or
+``channel``) stays a local dimension (``c'``; ``c^`` in precomputed, as Neuroglancer names it). An axis ``select``
+pinned is a local dimension of the layer (``c'``, ``t'``), and the layer's ``localPosition`` holds it at the centre of
+the selected sample, so the layer shows that sample whatever the viewer's position (any other local dimension is held
+at its middle sample); only a transform makes a dimension local, so a pinned time axis of an OME level is shown on
+its array. A pyramid is named by its group where Neuroglancer reads the group's levels (OME, an N5 group's factor
+list, precomputed); the transform, if any, places the handle's own level, and the other levels follow Neuroglancer's
+reading of the group. Neuroglancer reads only what is served over http(s), s3 or gs, so a local store needs
+``url=``, the address its path is served at.
 """
 
 from __future__ import annotations
@@ -60,11 +65,11 @@ import json
 import posixpath
 import re
 import urllib.parse
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import paths, units
-from .geometry import centre_to_corner, centres, corners, isclose, same
+from .geometry import centre_of, centre_to_corner, centres, corners, isclose, same
 from .metadata import level_position, n5_group_factors
 
 if TYPE_CHECKING:
@@ -286,12 +291,14 @@ class Placed:
     """Where the handle puts each stored voxel, every stored axis in C order, in the handle's units."""
 
     voxel_size: tuple[float, ...]
-    start: tuple[float, ...]  # voxel 0's lower corner on spatial axes, its stated position on the others
+    start: tuple[float, ...]  # voxel 0's lower edge; on axes the store's reading does not centre, its stated position
     units: tuple[str, ...]
     as_stored: bool  # the stored placement, in other units at most: no relabel, no base voxel size
 
 
-def _placed(vol: WorldArray) -> Placed:
+def _placed(vol: WorldArray, centred: Collection[int]) -> Placed:
+    """The handle's placement, voxel 0's lower edge half a voxel below its centre on the spatial axes and on the
+    ``centred`` ones (where the store's own reading centres a sample on its stated position)."""
     meta, grid = vol.meta, vol.grid
     sizes, shifts, names = list(meta.voxel_size), list(meta.translation), list(meta.units)
     for i, axis in enumerate(meta.axes):
@@ -306,7 +313,14 @@ def _placed(vol: WorldArray) -> Placed:
     stored = units.convert(meta.voxel_size, meta.translation, meta.units, targets, meta.spatial, quiet=True,
                            strict=False)
     as_stored = same(stored[0], sizes) and same(stored[1], shifts)
-    return Placed(tuple(sizes), centre_to_corner(shifts, sizes, meta.axes), tuple(names), as_stored)
+    edges = corners(shifts, sizes)
+    start = tuple(edges[i] if i in meta.spatial or i in centred else shifts[i] for i in range(meta.ndim))
+    return Placed(tuple(sizes), start, tuple(names), as_stored)
+
+
+def _pins(vol: WorldArray) -> dict[int, int]:
+    """The stored axes ``select`` pinned, each with its index."""
+    return {vol.meta.axes.index(name): index for name, index in vol.selected.items()}
 
 
 def _stored_in(vol: WorldArray, axis: int, base: str) -> tuple[float, float] | None:
@@ -328,6 +342,9 @@ def _agrees(vol: WorldArray, reading: Reading, placed: Placed) -> bool:
     """Whether Neuroglancer's own reading puts every stored voxel where the handle does."""
     if not placed.as_stored:
         return False
+    pins = _pins(vol)
+    if any(dim.axis in pins and not dim.name.endswith("'") for dim in reading.dims):
+        return False  # a pinned axis must be local to the layer, which only a transform can make it
     for dim in reading.dims:
         stored = _stored_in(vol, dim.axis, dim.unit)
         if stored is None:
@@ -347,7 +364,8 @@ def _reading(vol: WorldArray) -> tuple[Reading, Placed, bool]:
     fmt = vol.meta.format
     if fmt not in READERS:
         raise ValueError(f"{vol.path}: format is {fmt!r}; expected one of {tuple(READERS)}")
-    reading, placed = READERS[fmt](vol), _placed(vol)
+    reading = READERS[fmt](vol)
+    placed = _placed(vol, {dim.axis for dim in reading.dims if dim.centred})  # kept when the array is read instead
     agrees = _agrees(vol, reading, placed)
     if not agrees and not reading.transformable:
         reading = _zarr_array(vol)
@@ -393,13 +411,38 @@ def _name(axis: str, channel: bool, suffix: str, taken: Sequence[str]) -> str:
 def _outputs(vol: WorldArray, reading: Reading, placed: Placed) -> list[Output]:
     """The output dimensions of a written transform, one per input dimension of the source, in the handle's units."""
     found: list[Output] = []
+    pins = _pins(vol)
     for dim in reading.dims:
         axis = str(vol.meta.axes[dim.axis])
         unit, into = _output_unit(placed.units[dim.axis])
-        name = _name(axis, axis.lower() in ("c", "channel"), reading.channel_suffix, [o.name for o in found])
+        local = dim.axis in pins or axis.lower() in ("c", "channel")
+        suffix = "'" if dim.axis in pins else reading.channel_suffix
+        name = _name(axis, local, suffix, [o.name for o in found])
         size = placed.voxel_size[dim.axis]
         found.append(Output(name, size * into, unit, placed.start[dim.axis] / size))
     return found
+
+
+def _shown(vol: WorldArray, reading: Reading, placed: Placed, agrees: bool) -> list[Output]:
+    """The layer's output dimensions: Neuroglancer's own when it reads the store alike, else a transform's."""
+    if agrees:
+        return [Output(d.name, d.size, d.unit, d.corner / d.size) for d in reading.dims]
+    return _outputs(vol, reading, placed)
+
+
+def _local_position(vol: WorldArray, reading: Reading, outputs: Sequence[Output]) -> dict[str, Any]:
+    """For a handle ``select`` pinned, the layer's local dimensions and the position that shows the selected
+    sample of each pinned axis (its centre), and the middle sample of any other; nothing for a handle with no pins."""
+    pins = _pins(vol)
+    if not pins:
+        return {}
+    local = [k for k, out in enumerate(outputs) if out.name.endswith("'")]
+    position = []
+    for k in local:
+        axis = reading.dims[k].axis
+        position.append(centre_of(outputs[k].start, 1.0, pins.get(axis, vol.meta.shape[axis] // 2)))
+    return {"localDimensions": {outputs[k].name: [outputs[k].scale, outputs[k].unit] for k in local},
+            "localPosition": position}
 
 
 def _transform(outputs: Sequence[Output], reading: Reading) -> dict[str, Any]:
@@ -441,7 +484,7 @@ def layer(vol: WorldArray, url: str | None = None, *, name: str | None = None,
     ----------
     vol
         An open handle. With a resample target the stored voxels are shown where they are stored; under relabel,
-        on the relabelled grid.
+        on the relabelled grid; with ``select``, the selected index of each pinned axis, held by the layer.
     url
         The http(s), s3 or gs address ``vol.path`` is served at (the group above it too, when the source is the
         group). By default the handle's own path, which must then be remote.
@@ -451,7 +494,8 @@ def layer(vol: WorldArray, url: str | None = None, *, name: str | None = None,
     Returns
     -------
     dict
-        ``{"type", "source", "name"}``; ``source`` is a URL, or ``{"url", "transform"}``.
+        ``{"type", "source", "name"}``; ``source`` is a URL, or ``{"url", "transform"}``. A selected handle's layer
+        also holds ``localDimensions`` and ``localPosition``, which show the selected index.
 
     Raises
     ------
@@ -467,10 +511,12 @@ def layer(vol: WorldArray, url: str | None = None, *, name: str | None = None,
     """
     reading, placed, agrees = _reading(vol)
     address = f"{reading.scheme}://{_url(vol, reading.directory, url)}"
+    outputs = _shown(vol, reading, placed, agrees)
     source: str | dict[str, Any] = address
     if not agrees:
-        source = {"url": address, "transform": _transform(_outputs(vol, reading, placed), reading)}
-    return {"type": layer_type, "source": source, "name": name or paths.basename(vol.path) or "volume"}
+        source = {"url": address, "transform": _transform(outputs, reading)}
+    return {"type": layer_type, "source": source, "name": name or paths.basename(vol.path) or "volume",
+            **_local_position(vol, reading, outputs)}
 
 
 def _display_order(reading: Reading, spatial: Sequence[int]) -> list[int]:
@@ -491,10 +537,7 @@ def navigation(vol: WorldArray) -> dict[str, Any]:
     [2.0, 2.0]
     """
     reading, placed, agrees = _reading(vol)
-    if agrees:  # Neuroglancer's own dimensions, in its own units
-        outputs = [Output(d.name, d.size, d.unit, d.corner / d.size) for d in reading.dims]
-    else:
-        outputs = _outputs(vol, reading, placed)
+    outputs = _shown(vol, reading, placed, agrees)
     shape = vol.meta.shape
     shown = [k for k in _display_order(reading, vol.meta.spatial) if not outputs[k].name.endswith(("'", "^"))]
     return {"dimensions": {outputs[k].name: [outputs[k].scale, outputs[k].unit] for k in shown},
