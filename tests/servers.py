@@ -72,14 +72,18 @@ class QuietDirectoryHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def running(handler) -> Iterator[str]:
-    """Run an http server with ``handler`` on 127.0.0.1 on a free port; its base URL. Stopped on leaving."""
+def running(handler, *, on_stop: Callable[[], object] | None = None) -> Iterator[str]:
+    """Run an http server with ``handler`` on 127.0.0.1 on a free port; its base URL. Stopped on leaving, after
+    ``on_stop`` (which lets go of requests a handler holds)."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
+        if on_stop is not None:
+            on_stop()
         server.shutdown()
         server.server_close()
         thread.join()
@@ -228,18 +232,8 @@ def serve_gateway(upstream: str, decide: Callable[[Asked], int | str | None]) ->
         def log_message(self, format, *args):  # noqa: A002
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield Gateway(f"http://127.0.0.1:{server.server_address[1]}", asked)
-    finally:
-        release.set()
-        server.shutdown()
-        server.server_close()
-        thread.join()
-        connections.forget(f"http://127.0.0.1:{server.server_address[1]}")
+    with running(Handler, on_stop=release.set) as url:
+        yield Gateway(url, asked)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -317,20 +311,14 @@ def serve_recorder(upstream: str, *, strip_conditions: bool = False) -> Iterator
         def log_message(self, format, *args):  # noqa: A002
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    recorder.url = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
-        yield recorder
-    finally:
+    def let_go() -> None:
         with recorder._lock:
             if recorder._held is not None:
                 recorder._held[2].abort()  # nothing stays held past the test
-        server.shutdown()
-        server.server_close()
-        thread.join()
+
+    with running(Handler, on_stop=let_go) as url:
+        recorder.url = url
+        yield recorder
 
 
 # -- servers that count rounds and pending connections ----------------------------------------------------
