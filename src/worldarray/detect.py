@@ -5,9 +5,9 @@ makes the path a document-less group. The suffix (.zarr, .n5) never decides anyt
 may need (the path's probe keys and its parent's, the OME documents of up to three further ancestors, and those of a
 level named under the path) are requested in one round (``requests_for``), most decisive first, with the rule that
 says which the answers make pointless; the further ancestors are read only for an array its parent does not list.
-What a format is to detection and opening (which document holds what, the tensorstore spec that opens it from the
-documents read, C order) is one row of ``FORMATS``; how it places an array is ``metadata.RULES``, how it spells a
-chunk key ``keys``, and its tensorstore is opened by ``reach``.
+What a format is to detection and opening (which document holds what, its probe key, the tensorstore spec that
+opens it from the documents read) is one record of ``formats.FORMATS``; how it places an array is
+``metadata.RULES``, how it spells a chunk key ``keys``, and its tensorstore is opened by ``reach``.
 """
 
 from __future__ import annotations
@@ -15,15 +15,14 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
-import tensorstore as ts
-
 from . import retry, rounds, store
-from .fields import Document, Source, document, mapping
+from .fields import Document, document
+from .formats import FORMATS, PROBE_KEYS, PROBES, Format, clean_zarr2_metadata
+from .nodes import Gathered, Node, source_of
 from .metadata import level_position, n5_group_factors
-from .ome import multiscales_of, walk
+from .ome import walk
 from .precomputed import scale_keys
 from .retry import is_transient
 
@@ -31,178 +30,6 @@ __all__ = ["Node", "Gathered", "Format", "FORMATS", "PROBE_KEYS", "detect", "gat
            "source_of", "scale_key_of", "array_above", "clean_zarr2_metadata"]
 
 
-@dataclass(frozen=True)
-class Node:
-    """What one path is: its format, kind ("array" or "group"), normalised path and parsed documents.
-
-    For a precomputed scale, ``path`` is the directory holding ``info`` and ``scale_key`` names the scale.
-    """
-
-    format: str
-    kind: str
-    path: str
-    docs: Mapping[str, Any] = field(default_factory=dict)
-    scale_key: str | None = None
-
-    def __repr__(self) -> str:
-        scale = f", scale_key={self.scale_key!r}" if self.scale_key is not None else ""
-        return f"Node({self.format} {self.kind} {self.path!r}{scale}, documents={sorted(self.docs)})"
-
-    @property
-    def attrs(self) -> dict:
-        """The raw user attributes of the node (for N5, every member of attributes.json)."""
-        return FORMATS[self.format].user_attrs(self.docs)
-
-    @property
-    def attrs_url(self) -> str:
-        """The URL of the document that holds the node's user attributes."""
-        return store.url(self.path, FORMATS[self.format].attrs_document)
-
-    @property
-    def ome_attrs(self) -> dict:
-        """The user attributes with OME 0.5's ``ome`` object unwrapped, as 0.4 keeps them at the top."""
-        attrs = self.attrs
-        ome = attrs.get("ome")
-        if not isinstance(ome, Mapping):
-            return dict(attrs)
-        return {**{k: v for k, v in attrs.items() if k != "ome"}, **ome}
-
-    @property
-    def multiscales(self) -> list | None:
-        """The node's OME (or COSEM N5) multiscales list, None when it has none."""
-        return multiscales_of(self.attrs, self.attrs_url)
-
-
-@dataclass(frozen=True)
-class Gathered:
-    """A node with the documents of its ancestors (parent first) that its placement may need."""
-
-    node: Node
-    ancestors: tuple[Document, ...]
-    first_level: Document | None = None  # N5: s0's document, when the group's factor list places this level (A12)
-
-
-# ---------------------------------------------------------------- the formats
-
-
-_N5_ARRAY_MEMBERS = ("dimensions", "blockSize", "dataType", "compression")
-# The members tensorstore's zarr v2 driver accepts per compressor id; any other member fails the open.
-_ZARR2_COMPRESSOR_MEMBERS = {
-    "zstd": frozenset({"id", "level"}),
-    "blosc": frozenset({"id", "cname", "clevel", "shuffle", "blocksize"}),
-    "gzip": frozenset({"id", "level"}),
-    "zlib": frozenset({"id", "level"}),
-    "bz2": frozenset({"id", "level"}),
-}
-
-
-def clean_zarr2_metadata(zarray: Mapping[str, Any]) -> dict:
-    """Return a copy of a parsed .zarray whose compressor lacks the members tensorstore rejects.
-
-    Only the compressor changes: it loses the members tensorstore does not accept for its id (zstd's
-    ``checksum``, written by newer numcodecs; ``typesize``). A compressor id it does not know is kept whole.
-
-    >>> clean_zarr2_metadata({"compressor": {"id": "zstd", "level": 3, "checksum": True}})
-    {'compressor': {'id': 'zstd', 'level': 3}}
-    """
-    cleaned = dict(zarray)
-    compressor = zarray.get("compressor")
-    if isinstance(compressor, dict) and compressor.get("id") in _ZARR2_COMPRESSOR_MEMBERS:
-        accepted = _ZARR2_COMPRESSOR_MEMBERS[compressor["id"]]
-        cleaned["compressor"] = {name: value for name, value in compressor.items() if name in accepted}
-    return cleaned
-
-
-def _scale_index(node: Node) -> int:
-    return scale_keys(node.docs["info"], node.attrs_url).index(str(node.scale_key))
-
-
-_PRECOMPUTED_SCALE = ("key", "size", "voxel_offset", "resolution", "encoding", "sharding")
-# the members tensorstore's scale_metadata accepts only beside their encoding
-_PRECOMPUTED_ENCODING = {"jpeg": "jpeg_quality", "png": "png_level",
-                         "compressed_segmentation": "compressed_segmentation_block_size"}
-
-
-def _precomputed_spec(node: Node) -> dict:
-    """The scale's metadata as tensorstore takes it, so the info read already is not read again (its first chunk
-    size, as tensorstore takes it too)."""
-    info, index = node.docs["info"], _scale_index(node)
-    scale = info["scales"][index]
-    metadata = {key: scale[key] for key in _PRECOMPUTED_SCALE if key in scale}
-    if isinstance(scale.get("chunk_sizes"), list) and scale["chunk_sizes"]:
-        metadata["chunk_size"] = scale["chunk_sizes"][0]
-    extra = _PRECOMPUTED_ENCODING.get(str(scale.get("encoding")))
-    if extra is not None and extra in scale:
-        metadata[extra] = scale[extra]
-    multiscale = {key: info[key] for key in ("type", "data_type", "num_channels") if key in info}
-    return {"driver": "neuroglancer_precomputed", "scale_index": index, "assume_metadata": True,
-            "multiscale_metadata": multiscale, "scale_metadata": metadata}
-
-
-def _precomputed_c_order(view: ts.TensorStore) -> ts.TensorStore:
-    view = view[ts.d["channel", "z", "y", "x"].transpose[:]]
-    if view.shape[0] == 1:
-        view = view[ts.d["channel"][0]]
-    return view
-
-
-@dataclass(frozen=True)
-class Format:
-    """What one format is to detection and opening.
-
-    ``array_document`` holds an array's metadata and ``attrs_document`` its user attributes (``user_attrs``
-    reads them from the parsed documents); ``spec`` is the tensorstore spec, kvstore aside, that opens an array
-    node from the documents already read, and ``c_order`` the view that puts its axes in C order.
-    """
-
-    name: str
-    array_document: str
-    attrs_document: str
-    user_attrs: Callable[[Mapping[str, Any]], dict]
-    spec: Callable[[Node], dict]
-    c_order: Callable[[ts.TensorStore], ts.TensorStore]
-
-
-#: Per format, its documents and its opener; the rules that place its arrays are ``metadata.RULES``.
-FORMATS: dict[str, Format] = {f.name: f for f in (
-    Format("zarr3", "zarr.json", "zarr.json",
-           lambda docs: dict(docs.get("zarr.json", {}).get("attributes") or {}),
-           lambda node: {"driver": "zarr3", "assume_metadata": True,
-                         "metadata": {k: v for k, v in node.docs["zarr.json"].items() if k != "attributes"}},
-           lambda view: view),
-    Format("zarr2", ".zarray", ".zattrs",
-           lambda docs: dict(docs.get(".zattrs") or {}),
-           lambda node: {"driver": "zarr", "assume_metadata": True,
-                         "metadata": clean_zarr2_metadata(node.docs[".zarray"])},
-           lambda view: view),
-    # tensorstore is given only the array members of an N5 document, so attributes it would reject do not stop it
-    Format("n5", "attributes.json", "attributes.json",
-           lambda docs: dict(docs.get("attributes.json") or {}),
-           lambda node: {"driver": "n5", "assume_metadata": True, "metadata": {
-               k: v for k, v in node.docs["attributes.json"].items() if k in _N5_ARRAY_MEMBERS}},
-           lambda view: view.T),
-    Format("precomputed", "info", "info",
-           lambda docs: {k: v for k, v in (docs.get("info") or {}).items() if k != "scales"},
-           _precomputed_spec, _precomputed_c_order),
-)}
-
-def _zarr3_kind(doc: Mapping[str, Any], url: str) -> Any:
-    mapping(doc.get("attributes"), url, "attributes")  # the node's user attributes, read as an object everywhere
-    return doc.get("node_type")
-
-
-# The probe keys in the order that decides the format, each with its format and the kind it makes the node (from
-# the document and its URL).
-_PROBES: tuple[tuple[str, str, Callable[[Mapping[str, Any], str], Any]], ...] = (
-    ("zarr.json", "zarr3", _zarr3_kind),
-    (".zarray", "zarr2", lambda doc, url: "array"),
-    (".zgroup", "zarr2", lambda doc, url: "group"),
-    ("info", "precomputed", lambda doc, url: "group"),
-    ("attributes.json", "n5", lambda doc, url: "array" if "dimensions" in doc else "group"),
-)
-
-#: Probe keys, in the order that decides the format.
-PROBE_KEYS = tuple(key for key, _, _ in _PROBES)
 _READ_KEYS = PROBE_KEYS + (".zattrs",)
 _ANCESTOR_KEYS = ("zarr.json", ".zattrs")
 _SCALE_POSITION = re.compile(r"^s(\d+)$")
@@ -222,7 +49,7 @@ def _docs(directory: str, raw: Mapping, keys) -> dict:
 
 def _classify(path: str, docs: Mapping[str, Any]) -> Node | None:
     """Name the format and kind from the first probe key present."""
-    for key, fmt, kind_of in _PROBES:
+    for key, fmt, kind_of in PROBES:
         if key in docs:
             kind = kind_of(docs[key], store.url(path, key))
             if kind not in ("array", "group"):
@@ -528,19 +355,3 @@ def detect(path, missing_ok: bool = False, *, retries: retry.Retry | None = None
     with retry.governing(retries):
         found = probe(path) if missing_ok else gather(path)
     return None if found is None else found.node
-
-
-def source_of(found: Gathered) -> Source:
-    """The documents of an array node as metadata's pure parser takes them."""
-    node = found.node
-    if node.kind != "array":
-        raise ValueError(f"{node.path}: is a {node.format} group; expected an array (name a level)")
-    document = FORMATS[node.format].array_document
-    url = store.url(node.path, document)
-    if node.format == "precomputed":
-        info, index = node.docs["info"], _scale_index(node)
-        own = Document(store.join(node.path, str(node.scale_key)), url, dict(info["scales"][index]))
-        return Source("precomputed", own.path, info, url, own, (Document(node.path, url, node.attrs),), index)
-    own = Document(node.path, node.attrs_url, node.attrs)
-    return Source(node.format, node.path, node.docs[document], url, own, found.ancestors,
-                  first_level=found.first_level)
