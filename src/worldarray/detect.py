@@ -13,17 +13,15 @@ opens it from the documents read) is one record of ``formats.FORMATS``; how it p
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import retry, rounds, store
 from .fields import Document, document
 from .formats import FORMATS, PROBE_KEYS, PROBES, Format, clean_zarr2_metadata
-from .nodes import Gathered, Node, source_of
+from .nodes import Gathered, Node, scale_key_of, source_of
 from .metadata import level_position, n5_group_factors
 from .ome import walk
-from .precomputed import scale_keys
 from .retry import is_transient
 
 __all__ = ["Node", "Gathered", "Format", "FORMATS", "PROBE_KEYS", "detect", "gather", "probe", "requests_for",
@@ -32,7 +30,6 @@ __all__ = ["Node", "Gathered", "Format", "FORMATS", "PROBE_KEYS", "detect", "gat
 
 _READ_KEYS = PROBE_KEYS + (".zattrs",)
 _ANCESTOR_KEYS = ("zarr.json", ".zattrs")
-_SCALE_POSITION = re.compile(r"^s(\d+)$")
 
 
 # ---------------------------------------------------------------- documents
@@ -55,17 +52,6 @@ def _classify(path: str, docs: Mapping[str, Any]) -> Node | None:
             if kind not in ("array", "group"):
                 raise ValueError(f"{store.url(path, key)}: node_type is {kind!r}; expected 'array' or 'group'")
             return Node(fmt, kind, path, docs)
-    return None
-
-
-def scale_key_of(parent: Node, name: str) -> str | None:
-    """The scale key a path segment names under a precomputed info: a key, or s<N> for the N-th scale."""
-    keys = scale_keys(parent.docs["info"], parent.attrs_url)
-    if name in keys:
-        return name
-    position = _SCALE_POSITION.match(name)
-    if position and int(position.group(1)) < len(keys):
-        return keys[int(position.group(1))]
     return None
 
 

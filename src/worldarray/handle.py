@@ -27,7 +27,8 @@ from .fields import Placement, exact_value
 from .geometry import Sizes, SizesOrNone, floats, sizes_or_none
 from .keys import GzippedChunks, gzipped_chunks
 from .grid import Frame, base_rescale, frame_of, rescaled, spatial_placement
-from .levels import LEVEL_MODES, ON_MISMATCH, Level, check_listing, choose, mismatch_policy, resolve
+from .levels import LEVEL_MODES, ON_MISMATCH, Level, check_listing, mismatch_policy
+from .locate import choose, first_placement, resolve
 from .metadata import ArrayMeta, parse
 from .paths import PathLike
 from .retry import Retry
@@ -287,7 +288,7 @@ def _open_level(path: str, options: Options, context: ts.Context | None) -> Open
     choice = choose(path, options.level, options.voxel_size, options.level_mode, _spatial_sizes(options, None))
     rescale = None
     if options.base_voxel_size is not None:
-        rescale = base_rescale(choice.first_placement(), np.ravel(options.base_voxel_size).tolist())
+        rescale = base_rescale(first_placement(choice), np.ravel(options.base_voxel_size).tolist())
         if options.voxel_size is not None and choice.group is not None and options.level is None:
             # the level was chosen on unscaled sizes; choose again on the sizes the base voxel size gives
             choice = choose(path, None, options.voxel_size, options.level_mode, _spatial_sizes(options, rescale))

@@ -1,5 +1,6 @@
 """``level=`` means one thing everywhere: a name, a position (0 or "first"), a precomputed scale key, or an array
-path under the group; ``level_mode`` and ``on_mismatch`` are read here too.
+path under the group; ``level_mode`` and ``on_mismatch`` are read here too. Nothing here reads a document: the
+choice is made from documents already read (``locate`` gathers them).
 
 An array path (or a precomputed path naming a scale) is that array: level None, 0 or "first" is silently the array,
 any other level warns and is ignored. A group path needs a level. A level's placement comes from the group's
@@ -14,24 +15,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from . import rounds, store
-from .detect import Gathered, Node, gather, probe, scale_key_of, source_of
-from .diagnostics import quiet, warn
+from .diagnostics import warn
 from .fields import Document, Placement, Source
 from .geometry import RTOL, SizesOrNone, default_axes, isclose, one_number, same, sizes_or_none, spatial_indices
-from .metadata import ArrayMeta, level_placements, parse
+from .metadata import ArrayMeta, level_placements
+from .nodes import Gathered, Node, scale_key_of
 from .ome import dataset_scale, first_listing, walk
 from .precomputed import scale_keys, scales
 from .units import NANOMETER, convert
 
-__all__ = ["LEVEL_MODES", "ON_MISMATCH", "Level", "Choice", "choose", "level_names", "resolve", "pick",
-           "select_level", "mismatch_policy", "check_listing", "describe_levels", "refuse_bioformats2raw"]
+__all__ = ["LEVEL_MODES", "ON_MISMATCH", "Level", "Choice", "Listing", "listed_names", "pick", "select_level",
+           "mismatch_policy", "check_listing", "describe_levels", "group_source", "listed_by_parent"]
 
 #: What ``level=`` may be: a name, a position (0 is the first listed), "first", or None.
 Level: TypeAlias = "str | int | None"
-
-_PROBE_BATCH = 8
-
 
 def _scale_keys(node: Node) -> tuple[str, ...]:
     """A precomputed volume's levels: its info's scale keys, in order; ValueError naming the info when ``scales`` is
@@ -39,64 +36,12 @@ def _scale_keys(node: Node) -> tuple[str, ...]:
     return scale_keys(node.docs["info"], node.attrs_url)
 
 
-def _listed(node: Node) -> tuple[str, ...] | None:
+def listed_names(node: Node) -> tuple[str, ...] | None:
     """Level names the group's own document lists: precomputed scale keys, or the first multiscale's dataset paths."""
     if node.format == "precomputed":
         return _scale_keys(node)
     listing = first_listing(node.attrs, node.attrs_url)
     return tuple(path for path, _ in listing[1]) if listing else None
-
-
-def _probed(path: str) -> tuple[str, ...]:
-    """A group listing no levels is probed for s0, s1, ... in batches, until one is missing."""
-    names: list[str] = []
-    while True:
-        batch = [f"s{len(names) + i}" for i in range(_PROBE_BATCH)]
-        raw = store.read_documents([(store.join(path, n), key) for n in batch for key in _ARRAY_KEYS])
-        for name in batch:
-            if not any(raw.get((store.join(path, name), key)) is not None for key in _ARRAY_KEYS):
-                return tuple(names)
-            names.append(name)
-
-
-_ARRAY_KEYS = ("zarr.json", ".zarray", "attributes.json")
-
-
-def level_names(node: Node) -> tuple[str, ...]:
-    """The levels of a group, in the order its document lists them (else s0, s1, ... as found)."""
-    listed = _listed(node)
-    return listed if listed is not None else _probed(node.path)
-
-
-#: The attribute that marks a bioformats2raw root (at the top in OME 0.4, under ``ome`` in 0.5).
-BIOFORMATS2RAW_KEY = "bioformats2raw.layout"
-
-
-def refuse_bioformats2raw(node: Node) -> None:
-    """A bioformats2raw root lists no levels: its images are the OME groups ``0``, ``1``, ... below it, each opened
-    on its own, so choosing a level of the root is a ValueError naming the key, its value and the image to open."""
-    layout = node.ome_attrs.get(BIOFORMATS2RAW_KEY)
-    if layout is None:
-        return
-    series = _bioformats2raw_series(node.path)
-    first = store.join(node.path, series[0] if series else "0")
-    listing = f" (series {', '.join(series)})" if series else ""
-    raise ValueError(f"{node.attrs_url}: {BIOFORMATS2RAW_KEY} is {layout!r}; expected an OME multiscales group. "
-                     f"{node.path} is a bioformats2raw root, whose images are the groups below it{listing}: open one "
-                     f"of them, such as wa.open({first!r}, level=0)")
-
-
-def _bioformats2raw_series(path: str) -> tuple[str, ...]:
-    """The image paths a bioformats2raw root's ``OME`` group lists in its ``series`` attribute; () when it lists none
-    or cannot be read, since the list only helps an error message."""
-    try:
-        found = probe(store.join(path, "OME"))
-    except (OSError, ValueError):
-        return ()
-    series = found.node.ome_attrs.get("series") if found is not None else None
-    if not isinstance(series, list) or not all(isinstance(s, str) for s in series):
-        return ()
-    return tuple(series)
 
 
 def _scale_text(node: Node, name: str) -> str:
@@ -119,8 +64,6 @@ def describe_levels(node: Node, names) -> str:
 def pick(node: Node, level: Any, names: tuple[str, ...]) -> str:
     """The level name ``level`` means among a group's ``names``: a name, a position, "first", a precomputed scale
     key or ``s<N>``, or an array path under the group (returned as given, for the caller to find)."""
-    if not names and not (isinstance(level, str) and level != "first"):  # a path under the group may still be one
-        refuse_bioformats2raw(node)
     if level is None:
         raise ValueError(f"{node.path}: is a group; name a level (level=) from: {describe_levels(node, names)}")
     if isinstance(level, bool):
@@ -144,41 +87,6 @@ def pick(node: Node, level: Any, names: tuple[str, ...]) -> str:
             return key
         return name  # an array path under the group; gather() says when nothing is there
     raise ValueError(f"{node.path}: level is {level!r}; expected a name, a position or 'first'")
-
-
-def resolve(path: str, level: Level = None, found: Gathered | None = None) -> Gathered:
-    """Return the documents of the array that ``path`` and ``level`` name.
-
-    Raises
-    ------
-    ValueError
-        For a group path without a level, or a level that does not exist (listing the levels).
-    FileNotFoundError
-        When nothing is at ``path``.
-    """
-    with rounds.remembering():
-        return _resolved(path, level, found or gather(path, level=level))
-
-
-def _resolved(path: str, level: Level, found: Gathered) -> Gathered:
-    node = found.node
-    if node.kind == "array":
-        if level not in (None, 0, "first"):
-            warn(f"{node.path}: is an array; level={level!r} is ignored", UserWarning)
-        return found
-    names = level_names(node)
-    name = pick(node, level, names)
-    if node.format == "precomputed":
-        return Gathered(Node("precomputed", "array", node.path, node.docs, name), ())
-    try:
-        chosen = gather(store.join(node.path, name), above=found)
-    except FileNotFoundError as error:
-        raise ValueError(
-            f"{node.path}: level {level!r} names {name!r}, where there is no array; the levels are "
-            f"{describe_levels(node, names)}"
-        ) from error
-    source_of(chosen)  # a level must be an array
-    return chosen
 
 
 #: The ways a voxel size picks a level (Behaviour 3).
@@ -287,28 +195,6 @@ def _as_placement(meta: ArrayMeta) -> Placement:
     return Placement(meta.voxel_size, meta.translation, meta.units, meta.axes)
 
 
-def _placement_to_choose(found: Gathered) -> Placement:
-    """A level's placement read only to choose a level or scale one, quietly: the level opened warns itself."""
-    with quiet():
-        return _as_placement(parse(source_of(found)))
-
-
-def _first_beside(found: Gathered) -> Gathered:
-    """The first level of the group an array path is a level of (found by probing when its document lists none);
-    the array itself when its parent is no such group."""
-    node = found.node
-    up = store.parent(node.path)
-    if node.format == "precomputed" or not found.ancestors or up is None or store.is_root(up):
-        return found
-    parent = probe(up)
-    if parent is None or parent.node.kind != "group":
-        return found
-    names = level_names(parent.node)
-    if store.basename(node.path) not in names or names[0] == store.basename(node.path):
-        return found
-    return gather(store.join(up, names[0]), above=parent)
-
-
 @dataclass(frozen=True)
 class Choice:
     """The array a path, level and voxel size name, with the pyramid it belongs to."""
@@ -318,15 +204,6 @@ class Choice:
     names: tuple[str, ...]
     group: Gathered | None  # the group holding the levels; None for a lone array or a precomputed scale
     listed: tuple[tuple[str, Placement], ...] | None  # every level's placement from the group document
-
-    def first_placement(self) -> Placement:
-        """Level 0's placement in the store's units: the group's first level wherever the path points, from the
-        group document when it lists the levels."""
-        if self.listed:
-            return self.listed[0][1]
-        if self.group is None:
-            return _placement_to_choose(_first_beside(self.found))
-        return _placement_to_choose(gather(store.join(self.group.node.path, self.names[0]), above=self.group))
 
     def listed_placement(self) -> Placement | None:
         """The chosen level's placement as the group's document lists it, None when it lists none."""
@@ -362,52 +239,6 @@ def listed_by_parent(found: Gathered) -> Listing | None:
         if listed and relative in [n for n, _ in listed]:
             return Listing(doc.path, relative, tuple(listed))
     return None
-
-
-def _placements_of(node: Node, found: Gathered, names) -> tuple[tuple[str, Placement], ...]:
-    """Each level's placement from the group document, else by reading each level's documents."""
-    listed = level_placements(group_source(node))
-    if listed:
-        return tuple(listed)
-    out = []
-    for name in names:
-        out.append((name, _placement_to_choose(gather(store.join(node.path, name), above=found))))
-    return tuple(out)
-
-
-def choose(path: str, level: Level = None, voxel_size: SizesOrNone | None = None,
-           level_mode: str = "floor", sizes=None) -> Choice:
-    """Return the array that ``path``, ``level`` and ``voxel_size`` name.
-
-    An array path is that array whatever the voxel size. A group path with a voxel size and no
-    level picks by ``select_level(..., level_mode)`` over ``sizes(placement)``, each level's spatial
-    voxel size in the caller's units, read from the group document when it lists them. A level given by name is
-    read in the same round as the path.
-    """
-    with rounds.remembering():
-        return _choose(path, level, voxel_size, level_mode, sizes)
-
-
-def _choose(path: str, level: Level, voxel_size: SizesOrNone | None, level_mode: str, sizes) -> Choice:
-    found = gather(path, level=level)
-    node = found.node
-    if node.kind == "array":
-        found = resolve(path, level, found)
-        above = listed_by_parent(found)
-        if above is None or not above.levels:
-            own = found.node.scale_key or store.basename(found.node.path)
-            return Choice(found, own, (own,), None, None)
-        return Choice(found, above.name, tuple(n for n, _ in above.levels), None, above.levels)
-    names = level_names(node)
-    listing = level_placements(group_source(node))
-    listed = tuple(listing) if listing else None
-    if level is None and voxel_size is not None and names:
-        placements = listed or _placements_of(node, found, names)
-        level = select_level([(n, sizes(p)) for n, p in placements], voxel_size, level_mode)[0]
-    chosen = resolve(path, level, found)
-    name = chosen.node.scale_key or chosen.node.path[len(node.path) :].strip("/")
-    group = found if node.format != "precomputed" else None
-    return Choice(chosen, name, names, group, listed)
 
 
 def _in_nanometres(placement: Placement, ndim: int) -> tuple[tuple[float, ...], tuple[float, ...]]:

@@ -6,6 +6,7 @@ an array node's documents to the pure placement rules (``metadata.parse``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,8 +15,11 @@ from .fields import Document, Source
 from .formats import FORMATS, scale_index
 from .ome import multiscales_of
 from .paths import join, url
+from .precomputed import scale_keys
 
-__all__ = ["Node", "Gathered", "source_of"]
+__all__ = ["Node", "Gathered", "source_of", "scale_key_of"]
+
+_SCALE_POSITION = re.compile(r"^s(\d+)$")
 
 
 @dataclass(frozen=True)
@@ -83,3 +87,14 @@ def source_of(found: Gathered) -> Source:
     own = Document(node.path, node.attrs_url, node.attrs)
     return Source(node.format, node.path, node.docs[document], where, own, found.ancestors,
                   first_level=found.first_level)
+
+
+def scale_key_of(parent: Node, name: str) -> str | None:
+    """The scale key a path segment names under a precomputed info: a key, or s<N> for the N-th scale."""
+    keys = scale_keys(parent.docs["info"], parent.attrs_url)
+    if name in keys:
+        return name
+    position = _SCALE_POSITION.match(name)
+    if position and int(position.group(1)) < len(keys):
+        return keys[int(position.group(1))]
+    return None

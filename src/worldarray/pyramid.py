@@ -27,7 +27,8 @@ from .grid import Grid, spatial_placement
 from .arguments import context_or_none, flag, mapping_or_none, one_of, retries_or_none
 from .handle import MODES, PathLike, Sizes, SizesOrNone
 from .paths import plain_name, plain_target
-from .levels import Level, group_source, level_names, listed_by_parent, pick, refuse_bioformats2raw, select_level
+from .levels import Level, group_source, listed_by_parent, pick, select_level
+from .locate import level_names, refuse_bioformats2raw
 from .metadata import ArrayMeta, level_placements, parse
 from .ome import first_listing
 from .ome_write import group_axis_types
