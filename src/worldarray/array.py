@@ -22,7 +22,7 @@ from .diagnostics import UnitsWarning, warn
 from .geometry import Box, BoxLike, index_bounds
 from .grid import Grid, onto, target_grid, unit_slip
 from .handle import (METHODS, Index, Masked, Opened, Options, Padding, PathLike, Sizes, SizesOrNone, Transform,
-                     checked_padding, open_level, pinned, then)
+                     checked_padding, open_level, pinned)
 from .arguments import context_or_none, flag, one_of
 from .indexing import ArrayProtocol
 from .keys import chunk_indices, chunk_key, hashed_shards, key_format, parse_chunk_key
@@ -114,9 +114,11 @@ class WorldArray(ArrayProtocol):
                  base_voxel_size: Sizes | None = None, base_units: str | None = None, anchor: Sizes | None = None,
                  transform: Transform | None = None, strict_units: bool = True, mode: str = "r",
                  store_fill: bool = False) -> None:
-        options = Options(level, voxel_size, level_mode, on_mismatch, padding, method, select, units, retries,
-                          metadata_conflicts, base_voxel_size, base_units, anchor, transform, strict_units, mode,
-                          store_fill)
+        options = Options(level=level, voxel_size=voxel_size, level_mode=level_mode, on_mismatch=on_mismatch,
+                          padding=padding, method=method, select=select, units=units, retries=retries,
+                          metadata_conflicts=metadata_conflicts, base_voxel_size=base_voxel_size,
+                          base_units=base_units, anchor=anchor, transform=transform, strict_units=strict_units,
+                          mode=mode, store_fill=store_fill)
         self._open(store.normalize(path), options, context_or_none(context))
 
     def _open(self, path: str, options: Options, context: Context | None) -> None:
@@ -316,11 +318,11 @@ class WorldArray(ArrayProtocol):
         for b, e in zip(begin, end, strict=True):
             if b > e:
                 raise ValueError(f"begin {tuple(begin)} is after end {tuple(end)}")
+        read = reading.Read(view, shape, begin, end, padding, mask, retries, transform, kept=kept)
         if opened.frame.resampled:
             target = (opened.frame.voxel_size, opened.frame.corner)
-            return reading.resampled(opened, self._options, view, kept, begin, end, target, self._options.method,
-                                     padding, mask, retries, transform, None)
-        return reading.voxels(opened, self._options, view, shape, begin, end, padding, mask, retries, transform)
+            return reading.resampled(opened, self._options, read, target, self._options.method)
+        return reading.voxels(opened, self._options, read)
 
     def _pinned(self, select: Mapping[str, int]) -> tuple[TensorStore, list[int]]:
         pins, kept = self._opened.frame.kept(select)
@@ -455,12 +457,10 @@ class WorldArray(ArrayProtocol):
             view, kept = self._pinned(select)
             begin, end = tuple(begin[i] for i in kept), tuple(end[i] for i in kept)
             shape = tuple(shape[i] for i in kept)
+        read = reading.Read(view, shape, begin, end, padding, mask, retries, transform, post_transform, kept)
         if target is not None:
-            return reading.resampled(opened, self._options, view, kept, begin, end, target,
-                                     method or self._options.method, padding, mask, retries, transform, post_transform)
-        if post_transform is not None:
-            transform = then(transform or self._options.transform, post_transform)
-        return reading.voxels(opened, self._options, view, shape, begin, end, padding, mask, retries, transform)
+            return reading.resampled(opened, self._options, read, target, method or self._options.method)
+        return reading.voxels(opened, self._options, read)
 
     def list_chunks(self) -> list[tuple[int, ...]]:
         """The write units stored for this level, by listing its keys, in C order over the handle's axes: under

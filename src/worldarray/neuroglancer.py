@@ -66,14 +66,42 @@ import posixpath
 import re
 import urllib.parse
 from collections.abc import Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from . import paths, units
 from .geometry import centre_of, centre_to_corner, centres, corners, isclose, same
-from .metadata import level_position, n5_group_factors
+from .metadata import ArrayMeta, level_position, n5_group_factors
 
-if TYPE_CHECKING:
-    from .array import WorldArray
+class Shown(Protocol):
+    """What a layer is made from: a handle's stored level (``meta``), its grid in the units asked for, and its
+    spatial placement (a ``WorldArray`` is one)."""
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def meta(self) -> ArrayMeta: ...
+
+    @property
+    def grid(self) -> ArrayMeta: ...
+
+    @property
+    def resampled(self) -> bool: ...
+
+    @property
+    def selected(self) -> dict[str, int]: ...
+
+    @property
+    def voxel_size(self) -> tuple[float, ...]: ...
+
+    @property
+    def translation(self) -> tuple[float, ...]: ...
+
+    @property
+    def source_voxel_size(self) -> tuple[float, ...]: ...
+
+    @property
+    def source_translation(self) -> tuple[float, ...]: ...
 
 __all__ = ["DEFAULT_VIEWER", "SCHEMES", "layer", "navigation", "viewer_url"]
 
@@ -144,7 +172,7 @@ def _refused(where: str, key: str, value: Any, why: str) -> ValueError:
 # ---------------------------------------------------------------- how Neuroglancer reads each format
 
 
-def _ome_multiscale(vol: WorldArray) -> Mapping[str, Any] | None:
+def _ome_multiscale(vol: Shown) -> Mapping[str, Any] | None:
     """The group's first multiscale when Neuroglancer reads it as this level's pyramid, as worldarray placed it."""
     meta = vol.meta
     attrs = meta.group_attrs
@@ -168,7 +196,7 @@ def _ome_multiscale(vol: WorldArray) -> Mapping[str, Any] | None:
 _OME_VERSIONS = {"zarr2": ("0.4", "0.5-dev"), "zarr3": ("0.4", "0.5-dev", "0.5")}
 
 
-def _ome_group(vol: WorldArray) -> Reading | None:
+def _ome_group(vol: Shown) -> Reading | None:
     """The OME group, its voxels where worldarray's ``ome`` rule puts them (both compose the same transforms)."""
     multiscale = _ome_multiscale(vol)
     if multiscale is None:
@@ -195,7 +223,7 @@ def _zarr_unit(text: Any, where: str) -> tuple[float, str]:
     return number * scale, base
 
 
-def _zarr_array(vol: WorldArray) -> Reading:
+def _zarr_array(vol: Shown) -> Reading:
     """A lone zarr array: ``dimension_units`` or unitless 1 per voxel, voxel 0's corner at the origin."""
     meta = vol.meta
     given = meta.attrs.get("dimension_units")
@@ -212,7 +240,7 @@ def _zarr_array(vol: WorldArray) -> Reading:
     return Reading(SCHEMES[meta.format], meta.path, dims)
 
 
-def _zarr(vol: WorldArray) -> Reading:
+def _zarr(vol: Shown) -> Reading:
     return _ome_group(vol) or _zarr_array(vol)
 
 
@@ -236,7 +264,7 @@ def _n5_resolution(attrs: Mapping[str, Any], rank: int, where: str) -> list[tupl
     return [(float(s) * f, base) for s, (f, base) in zip(sizes, found, strict=True)]
 
 
-def _n5_listed(vol: WorldArray) -> list[float] | None:
+def _n5_listed(vol: Shown) -> list[float] | None:
     """The level's factors from its group's ``scales`` or ``downsamplingFactors`` list, which Neuroglancer reads when
     it opens the group; None when the group lists none for this level."""
     meta, group = vol.meta, vol.meta.group_attrs
@@ -247,7 +275,7 @@ def _n5_listed(vol: WorldArray) -> list[float] | None:
     return [float(f) for f in group[key][position]]
 
 
-def _n5(vol: WorldArray) -> Reading:
+def _n5(vol: Shown) -> Reading:
     """N5: the group when it lists the levels' factors, else the array with its own factors; x-first."""
     meta, rank = vol.meta, vol.meta.ndim
     listed = _n5_listed(vol)
@@ -266,7 +294,7 @@ def _n5(vol: WorldArray) -> Reading:
     return Reading(SCHEMES["n5"], where, dims)
 
 
-def _precomputed(vol: WorldArray) -> Reading:
+def _precomputed(vol: Shown) -> Reading:
     """precomputed: the info directory; x, y, z at (voxel_offset + j) * resolution nm, then the channels ``c^``."""
     meta = vol.meta
     scale = meta.attrs  # the level's entry of the info's scales
@@ -296,7 +324,7 @@ class Placed:
     as_stored: bool  # the stored placement, in other units at most: no relabel, no base voxel size
 
 
-def _placed(vol: WorldArray, centred: Collection[int]) -> Placed:
+def _placed(vol: Shown, centred: Collection[int]) -> Placed:
     """The handle's placement, voxel 0's lower edge half a voxel below its centre on the spatial axes and on the
     ``centred`` ones (where the store's own reading centres a sample on its stated position)."""
     meta, grid = vol.meta, vol.grid
@@ -318,12 +346,12 @@ def _placed(vol: WorldArray, centred: Collection[int]) -> Placed:
     return Placed(tuple(sizes), start, tuple(names), as_stored)
 
 
-def _pins(vol: WorldArray) -> dict[int, int]:
+def _pins(vol: Shown) -> dict[int, int]:
     """The stored axes ``select`` pinned, each with its index."""
     return {vol.meta.axes.index(name): index for name, index in vol.selected.items()}
 
 
-def _stored_in(vol: WorldArray, axis: int, base: str) -> tuple[float, float] | None:
+def _stored_in(vol: Shown, axis: int, base: str) -> tuple[float, float] | None:
     """The stored voxel size and start of one axis in Neuroglancer's ``base`` unit; None when it has another kind."""
     meta = vol.meta
     start = centre_to_corner(meta.translation, meta.voxel_size, meta.axes)[axis]
@@ -338,7 +366,7 @@ def _stored_in(vol: WorldArray, axis: int, base: str) -> tuple[float, float] | N
     return sizes[0], starts[0]
 
 
-def _agrees(vol: WorldArray, reading: Reading, placed: Placed) -> bool:
+def _agrees(vol: Shown, reading: Reading, placed: Placed) -> bool:
     """Whether Neuroglancer's own reading puts every stored voxel where the handle does."""
     if not placed.as_stored:
         return False
@@ -358,7 +386,7 @@ def _agrees(vol: WorldArray, reading: Reading, placed: Placed) -> bool:
     return True
 
 
-def _reading(vol: WorldArray) -> tuple[Reading, Placed, bool]:
+def _reading(vol: Shown) -> tuple[Reading, Placed, bool]:
     """Neuroglancer's reading of the handle's store, the handle's placement, and whether they agree; where they do
     not and no transform can be written on the group, the array itself."""
     fmt = vol.meta.format
@@ -408,7 +436,7 @@ def _name(axis: str, channel: bool, suffix: str, taken: Sequence[str]) -> str:
     return name + (suffix if channel else "")
 
 
-def _outputs(vol: WorldArray, reading: Reading, placed: Placed) -> list[Output]:
+def _outputs(vol: Shown, reading: Reading, placed: Placed) -> list[Output]:
     """The output dimensions of a written transform, one per input dimension of the source, in the handle's units."""
     found: list[Output] = []
     pins = _pins(vol)
@@ -423,14 +451,14 @@ def _outputs(vol: WorldArray, reading: Reading, placed: Placed) -> list[Output]:
     return found
 
 
-def _shown(vol: WorldArray, reading: Reading, placed: Placed, agrees: bool) -> list[Output]:
+def _shown(vol: Shown, reading: Reading, placed: Placed, agrees: bool) -> list[Output]:
     """The layer's output dimensions: Neuroglancer's own when it reads the store alike, else a transform's."""
     if agrees:
         return [Output(d.name, d.size, d.unit, d.corner / d.size) for d in reading.dims]
     return _outputs(vol, reading, placed)
 
 
-def _local_position(vol: WorldArray, reading: Reading, outputs: Sequence[Output]) -> dict[str, Any]:
+def _local_position(vol: Shown, reading: Reading, outputs: Sequence[Output]) -> dict[str, Any]:
     """For a handle ``select`` pinned, the layer's local dimensions and the position that shows the selected
     sample of each pinned axis (its centre), and the middle sample of any other; nothing for a handle with no pins."""
     pins = _pins(vol)
@@ -459,7 +487,7 @@ def _transform(outputs: Sequence[Output], reading: Reading) -> dict[str, Any]:
 # ---------------------------------------------------------------- the layer, and a viewer URL
 
 
-def _url(vol: WorldArray, directory: str, url: str | None) -> str:
+def _url(vol: Shown, directory: str, url: str | None) -> str:
     """Where Neuroglancer reaches ``directory``: below ``url``, the address ``vol.path`` is served at, else below the
     handle's own remote path."""
     base = vol.path if url is None else paths.normalize(url)
@@ -472,7 +500,7 @@ def _url(vol: WorldArray, directory: str, url: str | None) -> str:
     return paths.join(base, posixpath.relpath(directory, vol.path))
 
 
-def layer(vol: WorldArray, url: str | None = None, *, name: str | None = None,
+def layer(vol: Shown, url: str | None = None, *, name: str | None = None,
           layer_type: str = "image") -> dict[str, Any]:
     """A Neuroglancer layer (a JSON-ready dict) that shows the handle's stored voxels where the handle places them.
 
@@ -528,7 +556,7 @@ def _display_order(reading: Reading, spatial: Sequence[int]) -> list[int]:
     return sorted(range(len(reading.dims)), key=key)
 
 
-def navigation(vol: WorldArray) -> dict[str, Any]:
+def navigation(vol: Shown) -> dict[str, Any]:
     """The ``dimensions`` and ``position`` of a viewer centred on the handle's stored voxels, named as the output
     dimensions of ``layer(vol)`` are, local and channel dimensions left out; ``viewer_url(..., **navigation(vol))``.
 

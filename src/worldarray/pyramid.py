@@ -132,8 +132,10 @@ def create(path: PathLike, shape: int | Sequence[int] | None = None, dtype: DTyp
     units = NANOMETER if units is None else units
     if store_fill:  # recorded with the array, so every later handle stores fill units too (A2)
         attrs = {**(attrs or {}), write.STORE_FILL_KEY: {"store_fill": True}}
-    level = write.plan_level(path, shape, dtype, voxel_size, translation, axes, units, chunks, shards,
-                             fill_value, codecs, format, attrs, group_attrs, exists, axis_types)
+    level = write.plan_level(path, shape=shape, dtype=dtype, voxel_size=voxel_size, translation=translation,
+                             axes=axes, units=units, chunks=chunks, shards=shards, fill_value=fill_value,
+                             codecs=codecs, format=format, attrs=attrs, group_attrs=group_attrs, exists=exists,
+                             axis_types=axis_types)
     with retry.governing(retries):
         write.create_level(level, context)
     return WorldArray(level.path, mode="r+", units=units, context=context, retries=retries, store_fill=store_fill)

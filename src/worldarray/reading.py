@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -16,12 +17,30 @@ from tensorstore import TensorStore
 from . import resample
 from .geometry import padded
 from .grid import Target
-from .handle import Opened, Options, Padding, Transform, checked_padding
+from .handle import Opened, Options, Padding, Transform, checked_padding, then
 from .retry import Retry
 
-__all__ = ["fetch", "voxels", "resampled"]
+__all__ = ["Read", "fetch", "voxels", "resampled"]
 
 _NO_POLICY = Retry()
+
+
+@dataclass(frozen=True)
+class Read:
+    """One read after its checks: the view it reads (``shape`` its extent; ``kept`` the handle's axes it keeps, None
+    for all), the voxels [begin, end), and the call's own padding, mask, retry policy and transforms (None: the
+    handle's)."""
+
+    view: TensorStore
+    shape: Sequence[int]
+    begin: Sequence[int]
+    end: Sequence[int]
+    padding: Padding | None = None
+    mask: bool = False
+    retries: Retry | None = None
+    transform: Transform | None = None
+    post_transform: Transform | None = None
+    kept: Sequence[int] | None = None
 
 
 def fetch(opened: Opened, options: Options, view: TensorStore, nbytes: int, retries: Retry | None) -> np.ndarray:
@@ -29,13 +48,14 @@ def fetch(opened: Opened, options: Options, view: TensorStore, nbytes: int, retr
     return opened.fetch(view, nbytes, retries or options.retries or _NO_POLICY)
 
 
-def voxels(opened: Opened, options: Options, view: TensorStore, shape: Sequence[int], begin: Sequence[int],
-           end: Sequence[int], padding: Padding | None, mask: bool, retries: Retry | None,
-           transform: Transform | None) -> Any:
-    """Stored voxels [begin, end) of ``view`` (of ``shape``), the part outside the data padded: the one path every
+def voxels(opened: Opened, options: Options, read: Read) -> Any:
+    """Stored voxels [begin, end) of the read's view, the part outside the data padded: the one path every
     unresampled read takes. A box wholly inside is tensorstore's own array, without a copy."""
-    if transform is None:
-        transform = options.transform
+    view, shape, begin, end = read.view, read.shape, read.begin, read.end
+    padding, mask, retries = read.padding, read.mask, read.retries
+    transform = read.transform if read.transform is not None else options.transform
+    if read.post_transform is not None:
+        transform = then(transform, read.post_transform)
     itemsize = opened.itemsize
     count = itemsize
     for b, e, n in zip(begin, end, shape, strict=True):
@@ -57,20 +77,20 @@ def voxels(opened: Opened, options: Options, view: TensorStore, shape: Sequence[
     return padded(begin, end, shape, fill, part, lambda: resample.output_dtype(dtype, transform), mask)
 
 
-def resampled(opened: Opened, options: Options, view: TensorStore, kept: Sequence[int] | None, begin: Sequence[int],
-              end: Sequence[int], target: Target, method: str, padding: Padding | None, mask: bool,
-              retries: Retry | None, transform: Transform | None, post_transform: Transform | None) -> Any:
-    """Target voxels [begin, end) of the grid ``target``, read from the stored level.
+def resampled(opened: Opened, options: Options, read: Read, target: Target, method: str) -> Any:
+    """Target voxels [begin, end) of the grid ``target``, read from the stored level with ``method``.
 
     A read whose source block is over ``SLAB_BYTES`` goes slab by slab along its first spatial axis, and a slab
     still over it along the next, each slab's source whole chunks where the plan allows: a target voxel depends only
     on its index, so the slabs are the one read, and the memory held is the output plus one slab of source.
     """
+    view, begin, end, mask, retries, post_transform = (read.view, read.begin, read.end, read.mask, read.retries,
+                                                       read.post_transform)
     dtype = opened.frame.dtype
-    fill = options.padding if padding is None else checked_padding(padding, dtype)
+    fill = options.padding if read.padding is None else checked_padding(read.padding, dtype)
     source = opened.frame.source
-    axes = list(kept if kept is not None else range(len(source.shape)))
-    transform = transform if transform is not None else options.transform
+    axes = list(read.kept if read.kept is not None else range(len(source.shape)))
+    transform = read.transform if read.transform is not None else options.transform
     itemsize = dtype.itemsize
 
     def part(index):

@@ -28,15 +28,15 @@ import tensorstore as ts
 from . import connections, machine, retry, rounds
 from .context import few_connections, one_request, shared_context, watch
 from .diagnostics import logger
-from .machine import aws_credentials_configured, on_google_cloud
+from .machine import aws_credentials_configured
+from .machine import on_google_cloud as on_google_cloud  # the package's own modules reach it through store
 from .rounds import is_refusal
-from .paths import REMOTE_SCHEMES, basename, is_remote, is_root, join, normalize, parent, scheme, split, url
+from .paths import REMOTE_SCHEMES, basename, is_remote, join, normalize, parent, scheme, split, url
+from .paths import is_root as is_root  # the package's own modules reach it through store
 
-__all__ = [
-    "GUARD_GCE_METADATA", "Way", "basename", "document_spec", "encoded", "guard_gce_metadata", "is_refusal",
-    "is_remote", "is_root", "join", "list_keys", "normalize", "on_google_cloud", "open_kvstore", "on_ways", "parent",
-    "read_documents", "scheme", "url", "ways", "with_fallback", "write_documents",
-]  # fmt: skip
+#: What the package promises of this module: the URL-aware path helpers and the GCE guard's switch; everything
+#: else here is the package's own and may change.
+__all__ = ["GUARD_GCE_METADATA", "basename", "join", "parent"]
 
 T = TypeVar("T")
 

@@ -88,7 +88,7 @@ class Level:
         return spatial_indices(self.axes)
 
 
-def plan_level(path: str, shape: int | Sequence[int], dtype: DTypeLike, voxel_size: Sizes, translation: Sizes,
+def plan_level(path: str, *, shape: int | Sequence[int], dtype: DTypeLike, voxel_size: Sizes, translation: Sizes,
                axes: Sequence[str] | None = None, units: UnitsArgument = NANOMETER,
                chunks: int | Sequence[int] | None = None, shards: int | Sequence[int] | None = None,
                fill_value: float = 0, codecs: Codecs = "zstd", format: str | None = None,
@@ -282,7 +282,8 @@ def ensure_group_entry(group: PathLike, name: str, voxel_size: Sizes, translatio
     if axes is None:
         listing = first_listing(attrs)
         axes = listed_axes(listing[0])[0] if listing and listing[0].get("axes") else meta.axes
-    level = plan_level(path, meta.shape, meta.dtype, voxel_size, translation, axes, units, chunks=meta.chunk_shape,
+    level = plan_level(path, shape=meta.shape, dtype=meta.dtype, voxel_size=voxel_size, translation=translation,
+                       axes=axes, units=units, chunks=meta.chunk_shape,
                        axis_types=group_axis_types(attrs, axes, axis_types))
     fmt = array.format if node is None or not node.docs else node.format
     if fmt == "zarr3" and array.format == "zarr3":
