@@ -5,8 +5,8 @@ number where a list belongs, a bool where an object belongs, a string where a nu
 deeper than ``MAX_DEPTH`` (``document``) alike. Each kind of field has one reader: ``mapping``, ``entries``,
 ``whole``, ``text``, ``numbers``, ``ints``, ``strings`` and ``names_or_none``. Besides the readers, this module holds
 the records that carry a node's documents to the placement rules (``Document``, ``Source``) and what a rule finds
-(``Facts``, ``Placement``), and the one test of a value a dtype holds exactly (a padding, a scalar write, a fill
-value) with the JSON spelling of fill values.
+(``Facts``, ``Placement``), the one signature every placement rule has (``PlacementRule``), and the one test of a
+value a dtype holds exactly (a padding, a scalar write, a fill value) with the JSON spelling of fill values.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from .geometry import default_axes
 
-__all__ = ["Document", "Source", "Facts", "Placement", "MAX_DEPTH", "document", "where", "list_of", "entries",
-           "mapping", "whole", "text", "numbers", "ints", "strings", "names_or_none", "leading", "axes_list",
+__all__ = ["Document", "Source", "Facts", "Placement", "PlacementRule", "MAX_DEPTH", "document", "where", "list_of",
+           "entries", "mapping", "whole", "text", "numbers", "ints", "strings", "names_or_none", "leading", "axes_list",
            "native_dtype", "holds_exactly", "exact_value", "stored_fill", "json_fill"]
 
 
@@ -73,6 +73,14 @@ class Placement:
     translation: tuple[float, ...]
     units: tuple[str, ...]
     axes: tuple[str, ...] | None = None
+
+
+class PlacementRule(Protocol):
+    """A placement convention's rule: the array's documents, what its array document says, its number of axes and
+    what a voxel-size conflict does (``"error"`` raises, ``"warn"`` warns) in; where the array sits out, or None when
+    the convention's keys are not there. Every rule is pure and has exactly this signature."""
+
+    def __call__(self, source: Source, facts: Facts, ndim: int, conflicts: str) -> Placement | None: ...
 
 
 def where(doc_url: str, key: str) -> str:

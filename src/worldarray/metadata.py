@@ -18,8 +18,8 @@ import numpy as np
 
 from .cosem import cosem_placement, cosem_transform, dataset_label
 from .diagnostics import MetadataWarning, warn
-from .fields import (Document, Facts, Placement, Source, axes_list, entries, ints, leading, list_of, mapping,
-                     names_or_none, native_dtype, numbers, strings, where, whole)
+from .fields import (Document, Facts, Placement, PlacementRule, Source, axes_list, entries, ints, leading, list_of,
+                     mapping, names_or_none, native_dtype, numbers, strings, where, whole)
 from .geometry import ceil_snapped, centre_to_corner, corner_to_centre, default_axes, same, spatial_indices
 from .ome import cosem_entry, first_listing, group_placement, multiscales_of, ome_placement
 from .precomputed import scale_keys, scales
@@ -32,10 +32,11 @@ __all__ = ["ArrayMeta", "MetadataWarning", "Document", "Source", "Facts", "Place
 
 @dataclass(frozen=True)
 class Rule:
-    """One placement rule: ``find(source, facts, ndim, conflicts=...)`` returns a Placement or None."""
+    """One named placement rule: ``find(source, facts, ndim, conflicts)`` returns a Placement or None; ``name`` is
+    the ``placed_by`` of an array it places."""
 
     name: str
-    find: Callable[..., Placement | None]
+    find: PlacementRule
 
 
 def _floats(values) -> tuple[float, ...]:
@@ -297,7 +298,7 @@ _ZARR_SIZE_KEYS = ("voxel_size", "resolution", "scale")
 _N5_SIZE_KEYS = ("voxel_size",)
 
 
-def _funlib(source: Source, facts: Facts, ndim: int, **_: Any) -> Placement | None:
+def _funlib(source: Source, facts: Facts, ndim: int, conflicts: str) -> Placement | None:
     """funlib: voxel_size / resolution and offset (a corner) in C order, on the array, else on its parent group."""
     keys = _N5_SIZE_KEYS if source.format == "n5" else _ZARR_SIZE_KEYS
     for doc in (source.own, source.parent):
@@ -427,7 +428,7 @@ def _check_level_resolution(source: Source, base, found_in: Document | None, fac
          "Neuroglancer does")
 
 
-def _n5(source: Source, facts: Facts, ndim: int, **_: Any) -> Placement | None:
+def _n5(source: Source, facts: Facts, ndim: int, conflicts: str) -> Placement | None:
     """N5: pixelResolution or resolution times the level's factors (the group's list, else its own
     downsamplingFactors), plus offset; x-first lists. Beside a group factor list the base is the group's, else level
     0's, and the level's own resolution is checked against it."""
@@ -472,7 +473,7 @@ def _quantity(text, url, key) -> tuple[float, str]:
     raise ValueError(f"{where(url, key)} holds {text!r}; expected a quantity such as '4 nm'")
 
 
-def _dimension_units(source: Source, facts: Facts, ndim: int, **_: Any) -> Placement | None:
+def _dimension_units(source: Source, facts: Facts, ndim: int, conflicts: str) -> Placement | None:
     """tensorstore's dimension_units attribute: voxel size and unit per axis, voxel 0's corner at the origin."""
     value = source.own.attrs.get("dimension_units")
     if value is None:
@@ -484,7 +485,7 @@ def _dimension_units(source: Source, facts: Facts, ndim: int, **_: Any) -> Place
     return Placement(voxel, corner_to_centre((0.0,) * ndim, voxel, names), tuple(p[1] for p in pairs))
 
 
-def _precomputed(source: Source, facts: Facts, ndim: int, **_: Any) -> Placement:
+def _precomputed(source: Source, facts: Facts, ndim: int, conflicts: str) -> Placement:
     """precomputed: resolution (nm, xyz) and voxel_offset (the corner, in voxels) of the scale."""
     scale, url = _precomputed_scale(source), source.array_url
     key = f"scales[{source.scale_index or 0}]"
@@ -523,7 +524,7 @@ def parse(source: Source, metadata_conflicts: str = "error") -> ArrayMeta:
         facts = dataclasses.replace(facts, names=_funlib_axis_names(source, ndim))
     placement, placed_by = None, None
     for rule in RULES[source.format]:
-        placement = rule.find(source, facts, ndim, conflicts=metadata_conflicts)
+        placement = rule.find(source, facts, ndim, metadata_conflicts)
         if placement is not None:
             placed_by = rule.name
             break
@@ -594,7 +595,7 @@ def level_placements(source: Source) -> list[tuple[str, Placement]] | None:
         for index, key in enumerate(scale_keys(source.array, source.array_url)):
             level = dataclasses.replace(source, ancestors=(), scale_index=index)
             facts = _precomputed_facts(level)
-            found.append((key, _precomputed(level, facts, len(facts.shape))))
+            found.append((key, _precomputed(level, facts, len(facts.shape), "error")))
         return found
     listing = first_listing(source.own.attrs, source.own.url)
     if listing is None:

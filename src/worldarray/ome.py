@@ -205,7 +205,7 @@ def _find_dataset(source: Source):
     return None
 
 
-def ome_placement(source: Source, facts: Facts, ndim: int, conflicts: str = "error") -> Placement | None:
+def ome_placement(source: Source, facts: Facts, ndim: int, conflicts: str) -> Placement | None:
     """OME-NGFF: the parent's (or an ancestor's) multiscales dataset whose path is this array."""
     found = _find_dataset(source)
     if found is None:
