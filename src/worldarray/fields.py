@@ -19,11 +19,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .geometry import default_axes
+from .geometry import corner_to_centre, default_axes
 
 __all__ = ["Document", "Source", "Facts", "Placement", "PlacementRule", "MAX_DEPTH", "document", "where", "list_of",
            "entries", "mapping", "whole", "text", "numbers", "ints", "strings", "names_or_none", "leading", "axes_list",
-           "native_dtype", "holds_exactly", "exact_value", "stored_fill", "json_fill"]
+           "centred", "native_dtype", "holds_exactly", "exact_value", "stored_fill", "json_fill"]
 
 
 @dataclass(frozen=True)
@@ -276,6 +276,18 @@ def axes_list(values, ndim, url, key) -> tuple[str, ...]:
     names = strings(values, url, key)
     covered = len(names)
     return tuple(default_axes(ndim)[: ndim - covered]) + leading(names, ndim, "", url, key)[ndim - covered :]
+
+
+def centred(corner, voxel_size, axes, covered: int) -> tuple[float, ...]:
+    """Voxel 0's centre from a stored corner on the spatial axes a list covered (the trailing ``covered``); the
+    leading axes a short list left out keep the corner as it is.
+
+    >>> centred((0.0, 0.0, 0.0), (1.0, 4.0, 4.0), ("c", "y", "x"), 2)
+    (0.0, 2.0, 2.0)
+    """
+    ndim = len(corner)
+    centre = corner_to_centre(corner, voxel_size, axes)
+    return tuple(centre[i] if i >= ndim - covered else float(corner[i]) for i in range(ndim))
 
 
 def native_dtype(value: Any, label: str) -> np.dtype:

@@ -18,8 +18,9 @@ import numpy as np
 
 from .cosem import cosem_placement, cosem_transform, dataset_label
 from .diagnostics import MetadataWarning, warn
-from .fields import (Document, Facts, Placement, PlacementRule, Source, axes_list, entries, ints, leading, list_of,
-                     mapping, names_or_none, native_dtype, numbers, strings, where, whole)
+from .fields import (Document, Facts, Placement, PlacementRule, Source, axes_list, centred, entries, ints, leading,
+                     list_of, mapping, names_or_none, native_dtype, numbers, strings, where, whole)
+from .funlib import funlib_axis_names, funlib_placement
 from .geometry import ceil_snapped, centre_to_corner, corner_to_centre, default_axes, same, spatial_indices
 from .ome import cosem_entry, first_listing, group_placement, multiscales_of, ome_placement
 from .precomputed import scale_keys, scales
@@ -166,13 +167,6 @@ class ArrayMeta:
         return f"ArrayMeta({self.path!r}, {self.format}, {self.dtype}, {{{body}}}, placed_by={self.placed_by!r})"
 
 
-def _centred(corner, voxel_size, axes, covered) -> tuple[float, ...]:
-    """Move a stored corner to voxel 0's centre on the spatial axes a list covered (the trailing ``covered``)."""
-    ndim = len(corner)
-    centre = corner_to_centre(corner, voxel_size, axes)
-    return tuple(centre[i] if i >= ndim - covered else float(corner[i]) for i in range(ndim))
-
-
 # ---------------------------------------------------------------- array facts, one function per format
 
 
@@ -259,54 +253,7 @@ FACTS: dict[str, Callable[[Source], Facts]] = {
 }
 
 
-# ---------------------------------------------------------------- funlib, N5, dimension_units, precomputed
-
-
-def _funlib_from(doc: Document, size_keys, ndim, known_names) -> Placement | None:
-    attrs, url = doc.attrs, doc.url
-    key = next((k for k in size_keys if k in attrs), None)
-    if key is None and (size_keys != _ZARR_SIZE_KEYS or "offset" not in attrs):
-        return None
-    given = numbers(attrs[key], url, key, positive=True) if key else None
-    offset = numbers(attrs["offset"], url, "offset") if "offset" in attrs else ()  # funlib's offset is a corner
-    covered = len(given) if given is not None else len(offset)
-    sizes = given if given is not None else (1.0,) * covered
-    corner = offset if "offset" in attrs else (0.0,) * covered
-    if len(corner) != covered:
-        raise ValueError(f"{where(url, 'offset')} is {list(corner)}; expected {covered} entries, as {key} has")
-    units = attrs.get("units")
-    if isinstance(units, str):  # one unit written once means that unit on every axis
-        units = (units,) * covered
-    units = strings(units, url, "units", covered) if units is not None else ("",) * covered
-    axes = axes_list(attrs["axis_names"], ndim, url, "axis_names") if "axis_names" in attrs else None
-    voxel = leading(sizes, ndim, 1.0, url, key or "offset")
-    corner = leading(corner, ndim, 0.0, url, "offset")
-    names = axes or known_names or default_axes(ndim)
-    return Placement(voxel, _centred(corner, voxel, names, covered), leading(units, ndim, "", url, "units"), axes)
-
-
-def _funlib_axis_names(source: Source, ndim: int) -> tuple[str, ...] | None:
-    """funlib's ``axis_names`` name the axes whether or not a voxel size or offset stands beside them: the
-    array's, else its parent group's when the array has none."""
-    for doc in (source.own, source.parent):
-        if doc is not None and "axis_names" in doc.attrs:
-            return axes_list(doc.attrs["axis_names"], ndim, doc.url, "axis_names")
-    return None
-
-
-_ZARR_SIZE_KEYS = ("voxel_size", "resolution", "scale")
-_N5_SIZE_KEYS = ("voxel_size",)
-
-
-def _funlib(source: Source, facts: Facts, ndim: int, conflicts: str) -> Placement | None:
-    """funlib: voxel_size / resolution and offset (a corner) in C order, on the array, else on its parent group."""
-    keys = _N5_SIZE_KEYS if source.format == "n5" else _ZARR_SIZE_KEYS
-    for doc in (source.own, source.parent):
-        if doc is not None:
-            found = _funlib_from(doc, keys, ndim, facts.names)
-            if found is not None:
-                return found
-    return None
+# ---------------------------------------------------------------- N5, dimension_units, precomputed
 
 
 def _n5_base(doc: Document):
@@ -453,7 +400,7 @@ def _n5(source: Source, facts: Facts, ndim: int, conflicts: str) -> Placement | 
     voxel = leading(tuple(s * f for s, f in zip(sizes, factors, strict=True))[::-1], ndim, 1.0, url, "resolution")
     corner = leading(corner[::-1], ndim, 0.0, url, "offset")  # without an offset the corner is the origin
     names = axes or facts.names or default_axes(ndim)
-    return Placement(voxel, _centred(corner, voxel, names, covered), leading(units[::-1], ndim, "", url, "units"), axes)
+    return Placement(voxel, centred(corner, voxel, names, covered), leading(units[::-1], ndim, "", url, "units"), axes)
 
 
 def _quantity(text, url, key) -> tuple[float, str]:
@@ -494,10 +441,10 @@ def _precomputed(source: Source, facts: Facts, ndim: int, conflicts: str) -> Pla
     lead = ndim - 3
     voxel = (1.0,) * lead + resolution
     corner = (0.0,) * lead + tuple(f * r for f, r in zip(first, resolution, strict=True))
-    return Placement(voxel, _centred(corner, voxel, facts.names, 3), ("",) * lead + ("nanometer",) * 3, facts.names)
+    return Placement(voxel, centred(corner, voxel, facts.names, 3), ("",) * lead + ("nanometer",) * 3, facts.names)
 
 
-_OME, _COSEM, _FUNLIB = Rule("ome", ome_placement), Rule("cosem", cosem_placement), Rule("funlib", _funlib)
+_OME, _COSEM, _FUNLIB = Rule("ome", ome_placement), Rule("cosem", cosem_placement), Rule("funlib", funlib_placement)
 
 #: Per format, the placement rules in precedence order; the first that finds something names placed_by.
 RULES: dict[str, tuple[Rule, ...]] = {
@@ -521,7 +468,7 @@ def parse(source: Source, metadata_conflicts: str = "error") -> ArrayMeta:
     facts = FACTS[source.format](source)
     ndim = len(facts.shape)
     if facts.names is None:
-        facts = dataclasses.replace(facts, names=_funlib_axis_names(source, ndim))
+        facts = dataclasses.replace(facts, names=funlib_axis_names(source, ndim))
     placement, placed_by = None, None
     for rule in RULES[source.format]:
         placement = rule.find(source, facts, ndim, metadata_conflicts)
