@@ -22,7 +22,7 @@ import tensorstore as ts
 
 from . import retry, rounds, store
 from .fields import Document, Source, document, mapping
-from .metadata import level_position, n5_group_factors
+from .n5 import level_position, n5_group_factors
 from .ome import multiscales_of, walk
 from .precomputed import scale_keys
 from .retry import is_transient

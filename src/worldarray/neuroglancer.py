@@ -70,7 +70,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import paths, units
 from .geometry import centre_of, centre_to_corner, centres, corners, isclose, same
-from .metadata import level_position, n5_group_factors
+from .n5 import level_position, n5_group_factors
 
 if TYPE_CHECKING:
     from .array import WorldArray
