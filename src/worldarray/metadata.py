@@ -17,7 +17,8 @@ import numpy as np
 
 from .cosem import cosem_placement, cosem_transform, dataset_label
 from .diagnostics import MetadataWarning
-from .fields import (Document, Facts, Placement, PlacementRule, Source, centred, entries, ints, list_of, mapping,
+from .dimension_units import dimension_units_placement
+from .fields import (Document, Facts, Placement, PlacementRule, Source, centred, entries, ints, mapping,
                      names_or_none, native_dtype, numbers, strings, where, whole)
 from .funlib import funlib_axis_names, funlib_placement
 from .geometry import centre_to_corner, corner_to_centre, default_axes, spatial_indices
@@ -256,35 +257,6 @@ FACTS: dict[str, Callable[[Source], Facts]] = {
 # ---------------------------------------------------------------- N5, dimension_units, precomputed
 
 
-def _quantity(text, url, key) -> tuple[float, str]:
-    if text is None:
-        return 1.0, ""
-    parts = str(text).split()
-    try:
-        if len(parts) == 2:
-            return float(parts[0]), parts[1]
-        if len(parts) == 1:
-            try:
-                return float(parts[0]), ""
-            except ValueError:
-                return 1.0, parts[0]
-    except ValueError:
-        pass
-    raise ValueError(f"{where(url, key)} holds {text!r}; expected a quantity such as '4 nm'")
-
-
-def _dimension_units(source: Source, facts: Facts, ndim: int, conflicts: str) -> Placement | None:
-    """tensorstore's dimension_units attribute: voxel size and unit per axis, voxel 0's corner at the origin."""
-    value = source.own.attrs.get("dimension_units")
-    if value is None:
-        return None
-    items = list_of(value, source.own.url, "dimension_units", ndim, kind="quantities")
-    pairs = [_quantity(item, source.own.url, "dimension_units") for item in items]
-    voxel = numbers([p[0] for p in pairs], source.own.url, "dimension_units", positive=True)
-    names = facts.names or default_axes(ndim)
-    return Placement(voxel, corner_to_centre((0.0,) * ndim, voxel, names), tuple(p[1] for p in pairs))
-
-
 def _precomputed(source: Source, facts: Facts, ndim: int, conflicts: str) -> Placement:
     """precomputed: resolution (nm, xyz) and voxel_offset (the corner, in voxels) of the scale."""
     scale, url = _precomputed_scale(source), source.array_url
@@ -302,7 +274,7 @@ _OME, _COSEM, _FUNLIB = Rule("ome", ome_placement), Rule("cosem", cosem_placemen
 #: Per format, the placement rules in precedence order; the first that finds something names placed_by.
 RULES: dict[str, tuple[Rule, ...]] = {
     "zarr2": (_OME, _COSEM, _FUNLIB),
-    "zarr3": (_OME, _COSEM, _FUNLIB, Rule("dimension_units", _dimension_units)),
+    "zarr3": (_OME, _COSEM, _FUNLIB, Rule("dimension_units", dimension_units_placement)),
     "n5": (_COSEM, _FUNLIB, Rule("n5", n5_placement)),
     "precomputed": (Rule("precomputed", _precomputed),),
 }
