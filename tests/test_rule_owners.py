@@ -31,7 +31,7 @@ HALF_VOXEL_ALLOWED = {
 }
 # (module, the string constant, why it is not the nanometre default)
 NANOMETRE_ALLOWED = {
-    ("metadata.py", "nanometer"): "precomputed's resolution is in nanometres by the format's own definition",
+    ("precomputed.py", "nanometer"): "precomputed's resolution is in nanometres by the format's own definition",
 }
 
 

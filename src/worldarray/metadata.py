@@ -18,13 +18,13 @@ import numpy as np
 from .cosem import cosem_placement, cosem_transform, dataset_label
 from .diagnostics import MetadataWarning
 from .dimension_units import dimension_units_placement
-from .fields import (Document, Facts, Placement, PlacementRule, Source, centred, entries, ints, mapping,
-                     names_or_none, native_dtype, numbers, strings, where, whole)
+from .fields import (Document, Facts, Placement, PlacementRule, Source, entries, ints, mapping, names_or_none,
+                     native_dtype, strings, where, whole)
 from .funlib import funlib_axis_names, funlib_placement
 from .geometry import centre_to_corner, corner_to_centre, default_axes, spatial_indices
 from .n5 import level_position, n5_group_factors, n5_placement
 from .ome import cosem_entry, first_listing, group_placement, multiscales_of, ome_placement
-from .precomputed import scale_keys, scales
+from .precomputed import chosen_scale, precomputed_placement, scale_keys
 from .units import NANOMETER, Request, UnitsArgument, convert
 
 __all__ = ["ArrayMeta", "MetadataWarning", "Document", "Source", "Facts", "Placement", "Rule", "RULES", "FACTS",
@@ -218,18 +218,9 @@ def _n5_facts(source: Source) -> Facts:
     )
 
 
-def _precomputed_scale(source: Source) -> Mapping[str, Any]:
-    listed = scales(source.array, source.array_url)
-    index = source.scale_index or 0
-    if not 0 <= index < len(listed):
-        raise ValueError(f"{where(source.array_url, 'scales')} has {len(listed)} entries; expected an object at "
-                         f"index {index}")
-    return listed[index]
-
-
 def _precomputed_facts(source: Source) -> Facts:
     info, url = source.array, source.array_url
-    scale = _precomputed_scale(source)
+    scale = chosen_scale(source)
     key = f"scales[{source.scale_index or 0}]"
     channels = whole(info.get("num_channels", 1), url, "num_channels", minimum=1)
     size = ints(scale.get("size"), url, f"{key}.size", 3)[::-1]
@@ -257,18 +248,6 @@ FACTS: dict[str, Callable[[Source], Facts]] = {
 # ---------------------------------------------------------------- N5, dimension_units, precomputed
 
 
-def _precomputed(source: Source, facts: Facts, ndim: int, conflicts: str) -> Placement:
-    """precomputed: resolution (nm, xyz) and voxel_offset (the corner, in voxels) of the scale."""
-    scale, url = _precomputed_scale(source), source.array_url
-    key = f"scales[{source.scale_index or 0}]"
-    resolution = numbers(scale.get("resolution"), url, f"{key}.resolution", 3, positive=True)[::-1]
-    first = numbers(scale.get("voxel_offset", [0, 0, 0]), url, f"{key}.voxel_offset", 3)[::-1]
-    lead = ndim - 3
-    voxel = (1.0,) * lead + resolution
-    corner = (0.0,) * lead + tuple(f * r for f, r in zip(first, resolution, strict=True))
-    return Placement(voxel, centred(corner, voxel, facts.names, 3), ("",) * lead + ("nanometer",) * 3, facts.names)
-
-
 _OME, _COSEM, _FUNLIB = Rule("ome", ome_placement), Rule("cosem", cosem_placement), Rule("funlib", funlib_placement)
 
 #: Per format, the placement rules in precedence order; the first that finds something names placed_by.
@@ -276,7 +255,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
     "zarr2": (_OME, _COSEM, _FUNLIB),
     "zarr3": (_OME, _COSEM, _FUNLIB, Rule("dimension_units", dimension_units_placement)),
     "n5": (_COSEM, _FUNLIB, Rule("n5", n5_placement)),
-    "precomputed": (Rule("precomputed", _precomputed),),
+    "precomputed": (Rule("precomputed", precomputed_placement),),
 }
 
 
@@ -367,7 +346,7 @@ def level_placements(source: Source) -> list[tuple[str, Placement]] | None:
         for index, key in enumerate(scale_keys(source.array, source.array_url)):
             level = dataclasses.replace(source, ancestors=(), scale_index=index)
             facts = _precomputed_facts(level)
-            found.append((key, _precomputed(level, facts, len(facts.shape), "error")))
+            found.append((key, precomputed_placement(level, facts, len(facts.shape), "error")))
         return found
     listing = first_listing(source.own.attrs, source.own.url)
     if listing is None:
