@@ -1,9 +1,12 @@
 """Each format places an array by the first of its ordered rules that finds something; that rule's name is placed_by.
 
-Parsing is pure: documents (dicts) in, an ArrayMeta out, no I/O. ``RULES`` holds, per format, the rules in
-precedence order; reading the tuple tells the order, and every other list of formats or
-rule names is derived from it. ``level_placements`` places the levels a group lists by the same rules. Only
-``from worldarray.metadata import ...`` reaches this module: ``wa.metadata`` is the function that reads a path.
+Parsing is pure: documents (dicts) in, an ArrayMeta out, no I/O. A rule is one convention's module (``ome``,
+``cosem``, ``funlib``, ``dimension_units``, ``n5``, ``precomputed``), each with the one signature
+``fields.PlacementRule``; this module holds what the array documents say apart from placement (``FACTS``), the one
+precedence table (``RULES``: per format, the rules in order; reading the tuple tells the order, and every other list
+of formats or rule names is derived from it) and the loop that applies it (``parse``). ``level_placements`` places
+the levels a group lists by the same rules. Only ``from worldarray.metadata import ...`` reaches this module:
+``wa.metadata`` is the function that reads a path.
 """
 
 from __future__ import annotations
@@ -245,17 +248,19 @@ FACTS: dict[str, Callable[[Source], Facts]] = {
 }
 
 
-# ---------------------------------------------------------------- N5, dimension_units, precomputed
+# ---------------------------------------------------------------- the precedence table
 
-
+# each rule is one convention's module, with the one signature fields.PlacementRule
 _OME, _COSEM, _FUNLIB = Rule("ome", ome_placement), Rule("cosem", cosem_placement), Rule("funlib", funlib_placement)
+_DIMENSION_UNITS, _N5 = Rule("dimension_units", dimension_units_placement), Rule("n5", n5_placement)
+_PRECOMPUTED = Rule("precomputed", precomputed_placement)
 
 #: Per format, the placement rules in precedence order; the first that finds something names placed_by.
 RULES: dict[str, tuple[Rule, ...]] = {
     "zarr2": (_OME, _COSEM, _FUNLIB),
-    "zarr3": (_OME, _COSEM, _FUNLIB, Rule("dimension_units", dimension_units_placement)),
-    "n5": (_COSEM, _FUNLIB, Rule("n5", n5_placement)),
-    "precomputed": (Rule("precomputed", precomputed_placement),),
+    "zarr3": (_OME, _COSEM, _FUNLIB, _DIMENSION_UNITS),
+    "n5": (_COSEM, _FUNLIB, _N5),
+    "precomputed": (_PRECOMPUTED,),
 }
 
 
