@@ -365,3 +365,9 @@ def test_every_placement_rule_takes_the_one_signature(rule):
     parameters = list(inspect.signature(rule.find).parameters.values())
     assert [p.name for p in parameters] == ["source", "facts", "ndim", "conflicts"]
     assert all(p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in parameters)
+
+
+@pytest.mark.parametrize("rule", sorted({rule for rules in RULES.values() for rule in rules}, key=lambda r: r.name),
+                         ids=lambda rule: rule.name)
+def test_every_placement_rule_lives_in_the_module_named_after_its_convention(rule):
+    assert rule.find.__module__ == f"worldarray.{rule.name}"
