@@ -1,5 +1,6 @@
 """Conventions 3 to 7 as pure parsing (documents in, ArrayMeta out), and the bad input each rule refuses."""
 
+import inspect
 import json
 import math
 import re
@@ -356,3 +357,17 @@ def test_array_dimensions_that_are_not_strings_raise_naming_the_key_instead_of_b
     with pytest.raises(ValueError, match=r"^/data/v\.zarr/s0/\.zattrs: _ARRAY_DIMENSIONS is \['z', 5, 'x'\]; "
                                          "expected a list of strings$"):
         parse(zarr2({"_ARRAY_DIMENSIONS": ["z", 5, "x"]}))
+
+
+@pytest.mark.parametrize("rule", sorted({rule for rules in RULES.values() for rule in rules}, key=lambda r: r.name),
+                         ids=lambda rule: rule.name)
+def test_every_placement_rule_takes_the_one_signature(rule):
+    parameters = list(inspect.signature(rule.find).parameters.values())
+    assert [p.name for p in parameters] == ["source", "facts", "ndim", "conflicts"]
+    assert all(p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in parameters)
+
+
+@pytest.mark.parametrize("rule", sorted({rule for rules in RULES.values() for rule in rules}, key=lambda r: r.name),
+                         ids=lambda rule: rule.name)
+def test_every_placement_rule_lives_in_the_module_named_after_its_convention(rule):
+    assert rule.find.__module__ == f"worldarray.{rule.name}"

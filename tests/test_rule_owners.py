@@ -31,7 +31,7 @@ HALF_VOXEL_ALLOWED = {
 }
 # (module, the string constant, why it is not the nanometre default)
 NANOMETRE_ALLOWED = {
-    ("metadata.py", "nanometer"): "precomputed's resolution is in nanometres by the format's own definition",
+    ("precomputed.py", "nanometer"): "precomputed's resolution is in nanometres by the format's own definition",
 }
 
 
@@ -110,6 +110,53 @@ def test_attempt_loops_live_in_retry_alone():
     found = [hit for path in MODULES if path.name != "retry.py" for hit in _attempt_loops(path)]
     assert not found, f"attempt loops outside retry.py: {found}"
     assert _attempt_loops(SOURCE / "retry.py"), "retry.py holds no attempt loop, so the check above proves nothing"
+
+
+# ---------------------------------------------------------------- imports that point one way
+
+
+def _imports(name: str) -> set[str]:
+    """The package modules and the top-level outside packages ``name`` imports, an import for type checking aside."""
+    tree = ast.parse((SOURCE / f"{name}.py").read_text(encoding="utf-8"))
+    checking = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
+                and getattr(node.test, "id", None) == "TYPE_CHECKING" for n in ast.walk(node)}
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in checking:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            found |= {node.module.split(".")[0]} if node.module else {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Import):
+            found |= {a.name.split(".")[0] for a in node.names}
+    return found
+
+
+def _reached(name: str) -> set[str]:
+    """Every package module ``name`` imports, directly or through another, and ``name`` itself."""
+    ours = {path.stem for path in MODULES}
+    seen, todo = set(), [name]
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo.extend(sorted(_imports(module) & ours))
+    return seen
+
+
+def test_metadata_and_the_placement_rules_reach_no_io():
+    from worldarray.metadata import RULES
+
+    pure = {"metadata"} | {rule.find.__module__.rsplit(".", 1)[-1] for rules in RULES.values() for rule in rules}
+    reached = set().union(*(_reached(name) for name in pure))
+    doing_io = sorted(name for name in reached if "tensorstore" in _imports(name))
+    assert not doing_io, f"metadata parsing reaches modules that import tensorstore: {doing_io}"
+    assert "tensorstore" in _imports("store"), "the scan finds no tensorstore import, so the check proves nothing"
+
+
+def test_detect_does_not_import_metadata():
+    assert "metadata" not in _reached("detect")
 
 
 # ---------------------------------------------------------------- public names

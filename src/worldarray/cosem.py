@@ -9,7 +9,6 @@ for this path (every N5 entry; a zarr entry only when it holds no OME transform,
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from .fields import Facts, Placement, Source, axes_list, leading, numbers, strings, where
 from .ome import cosem_entry, walk
@@ -55,7 +54,7 @@ def dataset_label(path: str) -> str:
     return f"multiscales[].datasets[path={path}].transform"
 
 
-def cosem_placement(source: Source, facts: Facts, ndim: int, **_: Any) -> Placement | None:
+def cosem_placement(source: Source, facts: Facts, ndim: int, conflicts: str) -> Placement | None:
     """COSEM: the array's transform, else the parent's multiscales dataset transform for this path."""
     transform = source.own.attrs.get("transform")
     if isinstance(transform, Mapping):

@@ -19,8 +19,8 @@ from typing import Any
 from . import retry, rounds, store
 from .fields import Document, document
 from .formats import FORMATS, PROBE_KEYS, PROBES, Format, clean_zarr2_metadata
+from .n5 import level_position, n5_group_factors
 from .nodes import Gathered, Node, scale_key_of, source_of
-from .metadata import level_position, n5_group_factors
 from .ome import walk
 from .retry import is_transient
 

@@ -5,8 +5,8 @@ number where a list belongs, a bool where an object belongs, a string where a nu
 deeper than ``MAX_DEPTH`` (``document``) alike. Each kind of field has one reader: ``mapping``, ``entries``,
 ``whole``, ``text``, ``numbers``, ``ints``, ``strings`` and ``names_or_none``. Besides the readers, this module holds
 the records that carry a node's documents to the placement rules (``Document``, ``Source``) and what a rule finds
-(``Facts``, ``Placement``), and the one test of a value a dtype holds exactly (a padding, a scalar write, a fill
-value) with the JSON spelling of fill values.
+(``Facts``, ``Placement``), the one signature every placement rule has (``PlacementRule``), and the one test of a
+value a dtype holds exactly (a padding, a scalar write, a fill value) with the JSON spelling of fill values.
 """
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from .geometry import default_axes
+from .geometry import corner_to_centre, default_axes
 
-__all__ = ["Document", "Source", "Facts", "Placement", "MAX_DEPTH", "document", "where", "list_of", "entries",
-           "mapping", "whole", "text", "numbers", "ints", "strings", "names_or_none", "leading", "axes_list",
-           "native_dtype", "holds_exactly", "exact_value", "stored_fill", "json_fill"]
+__all__ = ["Document", "Source", "Facts", "Placement", "PlacementRule", "MAX_DEPTH", "document", "where", "list_of",
+           "entries", "mapping", "whole", "text", "numbers", "ints", "strings", "names_or_none", "leading", "axes_list",
+           "centred", "native_dtype", "holds_exactly", "exact_value", "stored_fill", "json_fill"]
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,14 @@ class Placement:
     translation: tuple[float, ...]
     units: tuple[str, ...]
     axes: tuple[str, ...] | None = None
+
+
+class PlacementRule(Protocol):
+    """A placement convention's rule: the array's documents, what its array document says, its number of axes and
+    what a voxel-size conflict does (``"error"`` raises, ``"warn"`` warns) in; where the array sits out, or None when
+    the convention's keys are not there. Every rule is pure and has exactly this signature."""
+
+    def __call__(self, source: Source, facts: Facts, ndim: int, conflicts: str) -> Placement | None: ...
 
 
 def where(doc_url: str, key: str) -> str:
@@ -268,6 +276,18 @@ def axes_list(values, ndim, url, key) -> tuple[str, ...]:
     names = strings(values, url, key)
     covered = len(names)
     return tuple(default_axes(ndim)[: ndim - covered]) + leading(names, ndim, "", url, key)[ndim - covered :]
+
+
+def centred(corner, voxel_size, axes, covered: int) -> tuple[float, ...]:
+    """Voxel 0's centre from a stored corner on the spatial axes a list covered (the trailing ``covered``); the
+    leading axes a short list left out keep the corner as it is.
+
+    >>> centred((0.0, 0.0, 0.0), (1.0, 4.0, 4.0), ("c", "y", "x"), 2)
+    (0.0, 2.0, 2.0)
+    """
+    ndim = len(corner)
+    centre = corner_to_centre(corner, voxel_size, axes)
+    return tuple(centre[i] if i >= ndim - covered else float(corner[i]) for i in range(ndim))
 
 
 def native_dtype(value: Any, label: str) -> np.dtype:

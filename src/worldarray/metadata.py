@@ -1,15 +1,17 @@
 """Each format places an array by the first of its ordered rules that finds something; that rule's name is placed_by.
 
-Parsing is pure: documents (dicts) in, an ArrayMeta out, no I/O. ``RULES`` holds, per format, the rules in
-precedence order; reading the tuple tells the order, and every other list of formats or
-rule names is derived from it. ``level_placements`` places the levels a group lists by the same rules. Only
-``from worldarray.metadata import ...`` reaches this module: ``wa.metadata`` is the function that reads a path.
+Parsing is pure: documents (dicts) in, an ArrayMeta out, no I/O. A rule is one convention's module (``ome``,
+``cosem``, ``funlib``, ``dimension_units``, ``n5``, ``precomputed``), each with the one signature
+``fields.PlacementRule``; this module holds what the array documents say apart from placement (``FACTS``), the one
+precedence table (``RULES``: per format, the rules in order; reading the tuple tells the order, and every other list
+of formats or rule names is derived from it) and the loop that applies it (``parse``). ``level_placements`` places
+the levels a group lists by the same rules. Only ``from worldarray.metadata import ...`` reaches this module:
+``wa.metadata`` is the function that reads a path.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,12 +19,15 @@ from typing import Any
 import numpy as np
 
 from .cosem import cosem_placement, cosem_transform, dataset_label
-from .diagnostics import MetadataWarning, warn
-from .fields import (Document, Facts, Placement, Source, axes_list, entries, ints, leading, list_of, mapping,
-                     names_or_none, native_dtype, numbers, strings, where, whole)
-from .geometry import ceil_snapped, centre_to_corner, corner_to_centre, default_axes, same, spatial_indices
+from .diagnostics import MetadataWarning
+from .dimension_units import dimension_units_placement
+from .fields import (Document, Facts, Placement, PlacementRule, Source, entries, ints, mapping, names_or_none,
+                     native_dtype, strings, where, whole)
+from .funlib import funlib_axis_names, funlib_placement
+from .geometry import centre_to_corner, corner_to_centre, default_axes, spatial_indices
+from .n5 import level_position, n5_group_factors, n5_placement
 from .ome import cosem_entry, first_listing, group_placement, multiscales_of, ome_placement
-from .precomputed import scale_keys, scales
+from .precomputed import chosen_scale, precomputed_placement, scale_keys
 from .units import NANOMETER, Request, UnitsArgument, convert
 
 __all__ = ["ArrayMeta", "MetadataWarning", "Document", "Source", "Facts", "Placement", "Rule", "RULES", "FACTS",
@@ -32,10 +37,11 @@ __all__ = ["ArrayMeta", "MetadataWarning", "Document", "Source", "Facts", "Place
 
 @dataclass(frozen=True)
 class Rule:
-    """One placement rule: ``find(source, facts, ndim, conflicts=...)`` returns a Placement or None."""
+    """One named placement rule: ``find(source, facts, ndim, conflicts)`` returns a Placement or None; ``name`` is
+    the ``placed_by`` of an array it places."""
 
     name: str
-    find: Callable[..., Placement | None]
+    find: PlacementRule
 
 
 def _floats(values) -> tuple[float, ...]:
@@ -165,13 +171,6 @@ class ArrayMeta:
         return f"ArrayMeta({self.path!r}, {self.format}, {self.dtype}, {{{body}}}, placed_by={self.placed_by!r})"
 
 
-def _centred(corner, voxel_size, axes, covered) -> tuple[float, ...]:
-    """Move a stored corner to voxel 0's centre on the spatial axes a list covered (the trailing ``covered``)."""
-    ndim = len(corner)
-    centre = corner_to_centre(corner, voxel_size, axes)
-    return tuple(centre[i] if i >= ndim - covered else float(corner[i]) for i in range(ndim))
-
-
 # ---------------------------------------------------------------- array facts, one function per format
 
 
@@ -222,18 +221,9 @@ def _n5_facts(source: Source) -> Facts:
     )
 
 
-def _precomputed_scale(source: Source) -> Mapping[str, Any]:
-    listed = scales(source.array, source.array_url)
-    index = source.scale_index or 0
-    if not 0 <= index < len(listed):
-        raise ValueError(f"{where(source.array_url, 'scales')} has {len(listed)} entries; expected an object at "
-                         f"index {index}")
-    return listed[index]
-
-
 def _precomputed_facts(source: Source) -> Facts:
     info, url = source.array, source.array_url
-    scale = _precomputed_scale(source)
+    scale = chosen_scale(source)
     key = f"scales[{source.scale_index or 0}]"
     channels = whole(info.get("num_channels", 1), url, "num_channels", minimum=1)
     size = ints(scale.get("size"), url, f"{key}.size", 3)[::-1]
@@ -258,252 +248,19 @@ FACTS: dict[str, Callable[[Source], Facts]] = {
 }
 
 
-# ---------------------------------------------------------------- funlib, N5, dimension_units, precomputed
+# ---------------------------------------------------------------- the precedence table
 
-
-def _funlib_from(doc: Document, size_keys, ndim, known_names) -> Placement | None:
-    attrs, url = doc.attrs, doc.url
-    key = next((k for k in size_keys if k in attrs), None)
-    if key is None and (size_keys != _ZARR_SIZE_KEYS or "offset" not in attrs):
-        return None
-    given = numbers(attrs[key], url, key, positive=True) if key else None
-    offset = numbers(attrs["offset"], url, "offset") if "offset" in attrs else ()  # funlib's offset is a corner
-    covered = len(given) if given is not None else len(offset)
-    sizes = given if given is not None else (1.0,) * covered
-    corner = offset if "offset" in attrs else (0.0,) * covered
-    if len(corner) != covered:
-        raise ValueError(f"{where(url, 'offset')} is {list(corner)}; expected {covered} entries, as {key} has")
-    units = attrs.get("units")
-    if isinstance(units, str):  # one unit written once means that unit on every axis
-        units = (units,) * covered
-    units = strings(units, url, "units", covered) if units is not None else ("",) * covered
-    axes = axes_list(attrs["axis_names"], ndim, url, "axis_names") if "axis_names" in attrs else None
-    voxel = leading(sizes, ndim, 1.0, url, key or "offset")
-    corner = leading(corner, ndim, 0.0, url, "offset")
-    names = axes or known_names or default_axes(ndim)
-    return Placement(voxel, _centred(corner, voxel, names, covered), leading(units, ndim, "", url, "units"), axes)
-
-
-def _funlib_axis_names(source: Source, ndim: int) -> tuple[str, ...] | None:
-    """funlib's ``axis_names`` name the axes whether or not a voxel size or offset stands beside them: the
-    array's, else its parent group's when the array has none."""
-    for doc in (source.own, source.parent):
-        if doc is not None and "axis_names" in doc.attrs:
-            return axes_list(doc.attrs["axis_names"], ndim, doc.url, "axis_names")
-    return None
-
-
-_ZARR_SIZE_KEYS = ("voxel_size", "resolution", "scale")
-_N5_SIZE_KEYS = ("voxel_size",)
-
-
-def _funlib(source: Source, facts: Facts, ndim: int, **_: Any) -> Placement | None:
-    """funlib: voxel_size / resolution and offset (a corner) in C order, on the array, else on its parent group."""
-    keys = _N5_SIZE_KEYS if source.format == "n5" else _ZARR_SIZE_KEYS
-    for doc in (source.own, source.parent):
-        if doc is not None:
-            found = _funlib_from(doc, keys, ndim, facts.names)
-            if found is not None:
-                return found
-    return None
-
-
-def _n5_base(doc: Document):
-    """pixelResolution ({dimensions, unit} or a bare list) or resolution, x-first, with its unit if it has one."""
-    attrs, url = doc.attrs, doc.url
-    if "pixelResolution" in attrs:
-        value = attrs["pixelResolution"]
-        if isinstance(value, Mapping):
-            return numbers(value.get("dimensions"), url, "pixelResolution.dimensions", positive=True), value.get("unit")
-        return numbers(value, url, "pixelResolution", positive=True), None
-    if "resolution" in attrs:
-        return numbers(attrs["resolution"], url, "resolution", positive=True), None
-    return None
-
-
-def _n5_units(docs, covered):
-    for doc in docs:
-        value = doc.attrs.get("units")
-        if isinstance(value, str):  # one unit written once means that unit on every axis
-            return (value,) * covered
-        if value is not None:
-            return strings(value, doc.url, "units", covered)
-    return None
-
-
-_LEVEL_NAME = re.compile(r"s(0|[1-9][0-9]*)")
-
-#: The keys under which an N5 group lists its levels' factors, one x-first list per level: n5-viewer's ``scales``,
-#: BigDataViewer's ``downsamplingFactors``, both read by Neuroglancer's N5 datasource.
-_N5_GROUP_FACTOR_KEYS = ("scales", "downsamplingFactors")
-
-
-def level_position(path: str) -> int | None:
-    """A level's position N from its name ``sN``, as a group's probing for s0, s1, ... finds them; None for another.
-
-    >>> level_position("vol.n5/s2"), level_position("vol.n5/raw")
-    (2, None)
-    """
-    found = _LEVEL_NAME.fullmatch(path.rstrip("/").rsplit("/", 1)[-1])
-    return int(found.group(1)) if found else None
-
-
-def n5_group_factors(attrs: Mapping[str, Any]) -> str | None:
-    """The key under which an N5 group lists its levels' factors, a list of per-level lists; None when it lists none."""
-    for key in _N5_GROUP_FACTOR_KEYS:
-        value = attrs.get(key)
-        if isinstance(value, list) and any(isinstance(entry, list) for entry in value):
-            return key
-    return None
-
-
-def _group_factors(source: Source) -> tuple[tuple[float, ...], str] | None:
-    """The factors an N5 group lists for the level at position N (``sN``), with where they were found; None when
-    the group lists none, or fewer than N + 1 levels."""
-    parent, position = source.parent, level_position(source.path)
-    key = n5_group_factors(parent.attrs) if parent is not None else None
-    if parent is None or key is None or position is None or position >= len(parent.attrs[key]):
-        return None
-    label = f"{key}[{position}]"
-    return numbers(parent.attrs[key][position], parent.url, label, positive=True), where(parent.url, label)
-
-
-def _check_level_shape(source: Source, factors: tuple[float, ...], label: str) -> None:
-    """A level the group's list places is ceil(s0's shape / f) within one voxel on every axis; else a warning naming
-    both. The lists are x-first, as N5 stores them; the factors cover the leading (x-first) entries."""
-    first = source.first_level
-    if first is None or first.path == source.path:
-        return
-    dims = ints(source.array.get("dimensions"), source.array_url, "dimensions")
-    base = ints(first.attrs.get("dimensions"), first.url, "dimensions")
-    covered = min(len(factors), len(dims), len(base))
-    wanted = [ceil_snapped(n / f) for n, f in zip(base[:covered], factors[:covered], strict=True)]
-    if any(abs(n - w) > 1 for n, w in zip(dims[:covered], wanted, strict=True)):
-        warn(f"{where(source.array_url, 'dimensions')} is {list(dims)}; expected {wanted} within one voxel: s0's "
-             f"dimensions {list(base)} ({first.url}) over {label} {list(factors)}, rounded up (x-first)")
-
-
-def _n5_factors(source: Source) -> tuple[tuple[float, ...], str] | None:
-    """The level's downsamplingFactors (x-first) and where they were found: the group's list entry N for level
-    ``sN``, which wins over the level's own with a warning naming both, else the level's own; None when neither."""
-    own, url = source.own.attrs, source.own.url
-    given = (numbers(own["downsamplingFactors"], url, "downsamplingFactors", positive=True)
-             if "downsamplingFactors" in own else None)
-    listed = _group_factors(source)
-    if listed is None:
-        return (given, where(url, "downsamplingFactors")) if given is not None else None
-    factors, label = listed
-    if given is not None and given != factors:
-        warn(f"{where(url, 'downsamplingFactors')} is {list(given)}; the group's {label} is {list(factors)}; "
-             "reading with the group's, as Neuroglancer does")
-    _check_level_shape(source, factors, label)
-    return listed
-
-
-def _n5_level_base(source: Source, docs: list[Document], listed: bool):
-    """The base voxel size an N5 level's factors multiply, with where it was found: without a group factor list the
-    level's own pixelResolution / resolution, else the group's; with one, the group's, else level 0's (the
-    level's own when it is level 0, or when level 0's document was not read)."""
-    if not listed:
-        return next(((b, d) for d in docs for b in (_n5_base(d),) if b is not None), (None, None))
-    first = source.first_level
-    order = [d for d in (source.parent, first if first is not None and first.path != source.path else None) if d]
-    order.append(source.own)  # the last resort: level 0 unread, and the group states no resolution
-    return next(((b, d) for d in order for b in (_n5_base(d),) if b is not None), (None, None))
-
-
-def _check_level_resolution(source: Source, base, found_in: Document | None, factors) -> None:
-    """A level's own resolution beside a group factor list is checked, never multiplied again: equal to the base
-    (BigDataViewer's spelling) or to base x factors (cellmap-schemas') passes; anything else warns naming both."""
-    own = _n5_base(source.own)
-    if own is None or found_in is None or found_in.path == source.path:
-        return
-    sizes = tuple(s * f for s, f in zip(base[0], factors, strict=False))
-    if same(own[0], base[0]) or same(own[0], sizes):
-        return
-    key = "pixelResolution" if "pixelResolution" in source.own.attrs else "resolution"
-    warn(f"{where(source.own.url, key)} is {list(own[0])}; expected the base {list(base[0])} ({found_in.url}) or the "
-         f"base times the group's factors {list(factors)}, {list(sizes)} (x-first); reading base x factors, as "
-         "Neuroglancer does")
-
-
-def _n5(source: Source, facts: Facts, ndim: int, **_: Any) -> Placement | None:
-    """N5: pixelResolution or resolution times the level's factors (the group's list, else its own
-    downsamplingFactors), plus offset; x-first lists. Beside a group factor list the base is the group's, else level
-    0's, and the level's own resolution is checked against it."""
-    docs = [d for d in (source.own, source.parent) if d is not None]
-    own, url = source.own.attrs, source.own.url
-    given = _n5_factors(source)
-    listed = _group_factors(source) is not None
-    base, found_in = _n5_level_base(source, docs, listed)
-    if base is None and given is None:
-        return None
-    covered = len(base[0]) if base else len(given[0]) if given else 0
-    sizes = base[0] if base else (1.0,) * covered
-    factors = given[0] if given else (1.0,) * covered
-    if len(factors) != covered:
-        raise ValueError(f"{given[1] if given else url} is {list(factors)}; expected {covered} entries")
-    if listed and base is not None:
-        _check_level_resolution(source, base, found_in, factors)
-    corner = numbers(own["offset"], url, "offset", covered) if "offset" in own else (0.0,) * covered
-    units = _n5_units(docs, covered) or ((base[1],) * covered if base and base[1] else ("",) * covered)
-    axes = next((d.attrs["axes"] for d in docs if "axes" in d.attrs), None)
-    axes = axes_list(strings(axes, url, "axes", covered)[::-1], ndim, url, "axes") if axes is not None else None
-    voxel = leading(tuple(s * f for s, f in zip(sizes, factors, strict=True))[::-1], ndim, 1.0, url, "resolution")
-    corner = leading(corner[::-1], ndim, 0.0, url, "offset")  # without an offset the corner is the origin
-    names = axes or facts.names or default_axes(ndim)
-    return Placement(voxel, _centred(corner, voxel, names, covered), leading(units[::-1], ndim, "", url, "units"), axes)
-
-
-def _quantity(text, url, key) -> tuple[float, str]:
-    if text is None:
-        return 1.0, ""
-    parts = str(text).split()
-    try:
-        if len(parts) == 2:
-            return float(parts[0]), parts[1]
-        if len(parts) == 1:
-            try:
-                return float(parts[0]), ""
-            except ValueError:
-                return 1.0, parts[0]
-    except ValueError:
-        pass
-    raise ValueError(f"{where(url, key)} holds {text!r}; expected a quantity such as '4 nm'")
-
-
-def _dimension_units(source: Source, facts: Facts, ndim: int, **_: Any) -> Placement | None:
-    """tensorstore's dimension_units attribute: voxel size and unit per axis, voxel 0's corner at the origin."""
-    value = source.own.attrs.get("dimension_units")
-    if value is None:
-        return None
-    items = list_of(value, source.own.url, "dimension_units", ndim, kind="quantities")
-    pairs = [_quantity(item, source.own.url, "dimension_units") for item in items]
-    voxel = numbers([p[0] for p in pairs], source.own.url, "dimension_units", positive=True)
-    names = facts.names or default_axes(ndim)
-    return Placement(voxel, corner_to_centre((0.0,) * ndim, voxel, names), tuple(p[1] for p in pairs))
-
-
-def _precomputed(source: Source, facts: Facts, ndim: int, **_: Any) -> Placement:
-    """precomputed: resolution (nm, xyz) and voxel_offset (the corner, in voxels) of the scale."""
-    scale, url = _precomputed_scale(source), source.array_url
-    key = f"scales[{source.scale_index or 0}]"
-    resolution = numbers(scale.get("resolution"), url, f"{key}.resolution", 3, positive=True)[::-1]
-    first = numbers(scale.get("voxel_offset", [0, 0, 0]), url, f"{key}.voxel_offset", 3)[::-1]
-    lead = ndim - 3
-    voxel = (1.0,) * lead + resolution
-    corner = (0.0,) * lead + tuple(f * r for f, r in zip(first, resolution, strict=True))
-    return Placement(voxel, _centred(corner, voxel, facts.names, 3), ("",) * lead + ("nanometer",) * 3, facts.names)
-
-
-_OME, _COSEM, _FUNLIB = Rule("ome", ome_placement), Rule("cosem", cosem_placement), Rule("funlib", _funlib)
+# each rule is one convention's module, with the one signature fields.PlacementRule
+_OME, _COSEM, _FUNLIB = Rule("ome", ome_placement), Rule("cosem", cosem_placement), Rule("funlib", funlib_placement)
+_DIMENSION_UNITS, _N5 = Rule("dimension_units", dimension_units_placement), Rule("n5", n5_placement)
+_PRECOMPUTED = Rule("precomputed", precomputed_placement)
 
 #: Per format, the placement rules in precedence order; the first that finds something names placed_by.
 RULES: dict[str, tuple[Rule, ...]] = {
     "zarr2": (_OME, _COSEM, _FUNLIB),
-    "zarr3": (_OME, _COSEM, _FUNLIB, Rule("dimension_units", _dimension_units)),
-    "n5": (_COSEM, _FUNLIB, Rule("n5", _n5)),
-    "precomputed": (Rule("precomputed", _precomputed),),
+    "zarr3": (_OME, _COSEM, _FUNLIB, _DIMENSION_UNITS),
+    "n5": (_COSEM, _FUNLIB, _N5),
+    "precomputed": (_PRECOMPUTED,),
 }
 
 
@@ -520,10 +277,10 @@ def parse(source: Source, metadata_conflicts: str = "error") -> ArrayMeta:
     facts = FACTS[source.format](source)
     ndim = len(facts.shape)
     if facts.names is None:
-        facts = dataclasses.replace(facts, names=_funlib_axis_names(source, ndim))
+        facts = dataclasses.replace(facts, names=funlib_axis_names(source, ndim))
     placement, placed_by = None, None
     for rule in RULES[source.format]:
-        placement = rule.find(source, facts, ndim, conflicts=metadata_conflicts)
+        placement = rule.find(source, facts, ndim, metadata_conflicts)
         if placement is not None:
             placed_by = rule.name
             break
@@ -594,7 +351,7 @@ def level_placements(source: Source) -> list[tuple[str, Placement]] | None:
         for index, key in enumerate(scale_keys(source.array, source.array_url)):
             level = dataclasses.replace(source, ancestors=(), scale_index=index)
             facts = _precomputed_facts(level)
-            found.append((key, _precomputed(level, facts, len(facts.shape))))
+            found.append((key, precomputed_placement(level, facts, len(facts.shape), "error")))
         return found
     listing = first_listing(source.own.attrs, source.own.url)
     if listing is None:

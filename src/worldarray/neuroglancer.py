@@ -70,7 +70,8 @@ from typing import Any, Protocol
 
 from . import paths, units
 from .geometry import centre_of, centre_to_corner, centres, corners, isclose, same
-from .metadata import ArrayMeta, level_position, n5_group_factors
+from .metadata import ArrayMeta
+from .n5 import level_position, n5_group_factors
 
 class Shown(Protocol):
     """What a layer is made from: a handle's stored level (``meta``), its grid in the units asked for, and its

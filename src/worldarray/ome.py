@@ -3,7 +3,8 @@
 Reading: the dataset's scale and translation composed with the multiscale's own transforms (0.4 and 0.5), an OME
 0.6 group read for its intrinsic coordinate system only and never raising (writing is ``ome_write``'s). Every walk
 over ``multiscales[].datasets[]`` goes through ``walk``, and every dataset path through ``dataset_path``, so
-``"./s0"``, ``"s0/"`` and ``"s0"`` name one level everywhere.
+``"./s0"``, ``"s0/"`` and ``"s0"`` name one level everywhere. The rule is ``ome_placement``; ``group_placement``
+places a group's listed levels from the group document alone.
 """
 
 from __future__ import annotations
@@ -205,7 +206,7 @@ def _find_dataset(source: Source):
     return None
 
 
-def ome_placement(source: Source, facts: Facts, ndim: int, conflicts: str = "error") -> Placement | None:
+def ome_placement(source: Source, facts: Facts, ndim: int, conflicts: str) -> Placement | None:
     """OME-NGFF: the parent's (or an ancestor's) multiscales dataset whose path is this array."""
     found = _find_dataset(source)
     if found is None:
