@@ -9,15 +9,25 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import tensorstore as ts
 
 from .fields import mapping
 from .precomputed import scale_keys
 
-if TYPE_CHECKING:
-    from .nodes import Node
+class Held(Protocol):
+    """What a format's opener reads of a node: its documents, and for a precomputed scale its key and where its
+    attributes are (``nodes.Node`` is one)."""
+
+    @property
+    def docs(self) -> Mapping[str, Any]: ...
+
+    @property
+    def scale_key(self) -> str | None: ...
+
+    @property
+    def attrs_url(self) -> str: ...
 
 __all__ = ["Format", "FORMATS", "PROBES", "PROBE_KEYS", "clean_zarr2_metadata", "scale_index"]
 
@@ -50,7 +60,7 @@ def clean_zarr2_metadata(zarray: Mapping[str, Any]) -> dict:
     return cleaned
 
 
-def scale_index(node: Node) -> int:
+def scale_index(node: Held) -> int:
     """The position of a precomputed scale node's scale among its info's scales."""
     return scale_keys(node.docs["info"], node.attrs_url).index(str(node.scale_key))
 
@@ -61,7 +71,7 @@ _PRECOMPUTED_ENCODING = {"jpeg": "jpeg_quality", "png": "png_level",
                          "compressed_segmentation": "compressed_segmentation_block_size"}
 
 
-def _precomputed_spec(node: Node) -> dict:
+def _precomputed_spec(node: Held) -> dict:
     """The scale's metadata as tensorstore takes it, so the info read already is not read again (its first chunk
     size, as tensorstore takes it too)."""
     info, index = node.docs["info"], scale_index(node)
@@ -97,7 +107,7 @@ class Format:
     array_document: str
     attrs_document: str
     user_attrs: Callable[[Mapping[str, Any]], dict]
-    spec: Callable[[Node], dict]
+    spec: Callable[[Held], dict]
     c_order: Callable[[ts.TensorStore], ts.TensorStore]
 
 
