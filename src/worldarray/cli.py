@@ -25,6 +25,7 @@ from .array import WorldArray
 from .detect import Node, detect
 from .diagnostics import MetadataWarning
 from .factors import level_placement, level_shape
+from .formats import FORMATS
 from .geometry import isclose
 from .handle import metadata
 from .metadata import ArrayMeta
@@ -78,7 +79,7 @@ def read_volume(path: str, level: str | None = None, units: str | None = None) -
 
 def _unreadable(group: Node, name: str, error: Exception) -> Exception:
     """A listed level that could not be read: FileNotFoundError when nothing is at its path, else the error."""
-    if group.format != "precomputed" and detect(join(group.path, name), missing_ok=True) is None:
+    if not FORMATS[group.format].levels_in_info and detect(join(group.path, name), missing_ok=True) is None:
         return FileNotFoundError(f"{join(group.path, name)}: listed, but no array is there")
     return error
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .fields import Facts, Placement, Source, axes_list, leading, numbers, strings, where
+from .formats import FORMATS
 from .ome import cosem_entry, walk
 
 __all__ = ["cosem_transform", "cosem_placement", "dataset_label"]
@@ -64,7 +65,7 @@ def cosem_placement(source: Source, facts: Facts, ndim: int, conflicts: str) -> 
         return None
     name = source.path.rstrip("/").rsplit("/", 1)[-1]
     for multiscale, path, dataset in walk(parent.attrs, parent.url):
-        if path == name and (source.format == "n5" or cosem_entry(multiscale, dataset)):
+        if path == name and (FORMATS[source.format].cosem_datasets or cosem_entry(multiscale, dataset)):
             if isinstance(dataset.get("transform"), Mapping):
                 return cosem_transform(dataset["transform"], ndim, parent.url, dataset_label(path))
     return None

@@ -18,7 +18,7 @@ from typing import Any
 
 from . import retry, rounds, store
 from .fields import Document, document
-from .formats import FORMATS, PROBE_KEYS, PROBES, Format, clean_zarr2_metadata
+from .formats import FORMATS, PROBE_KEYS, PROBES, WRITTEN, Format, clean_zarr2_metadata
 from .n5 import level_position, n5_group_factors
 from .nodes import Gathered, Node, scale_key_of, source_of
 from .ome import walk
@@ -70,7 +70,8 @@ def _read_ancestors(path: str) -> tuple[Document, ...]:
             docs = _docs(directory, raw, _ANCESTOR_KEYS)
         except ValueError:
             break
-        node = Node("zarr3" if "zarr.json" in docs else "zarr2", "group", directory, docs)
+        fmt = next((f.name for f in FORMATS.values() if f.attrs_document in docs), WRITTEN["0.4"])
+        node = Node(fmt, "group", directory, docs)
         found.append(Document(directory, node.attrs_url, node.attrs))
     return tuple(found)
 
@@ -251,7 +252,7 @@ def _gathered(path: str, above: Gathered | None) -> Gathered | None:
     parent_docs = _parent_docs(up, raw) if answered else None
     ended = up is not None and parent_docs is None  # a parent that answers no document ends the search upwards
     parent = _classify(up, parent_docs) if up and parent_docs is not None else None
-    if node is None and parent is not None and parent.format == "precomputed":
+    if node is None and parent is not None and FORMATS[parent.format].levels_in_info:
         key = scale_key_of(parent, store.basename(path))
         if key is not None:
             node, parent, up = Node("precomputed", "array", parent.path, parent.docs, key), None, None
@@ -261,7 +262,7 @@ def _gathered(path: str, above: Gathered | None) -> Gathered | None:
         return None
     listed = node.kind == "array" and _lists(parent, store.basename(path))  # no further ancestor places it then
     further_up = () if ended or listed or up is None else _read_ancestors(path)
-    first = _first_level_key(path, parent) if node.format == "n5" and node.kind == "array" else []
+    first = _first_level_key(path, parent) if FORMATS[node.format].factor_lists and node.kind == "array" else []
     first_level = _first_level(node, first, store.read_documents(first)) if first else None
     return Gathered(node, () if ended else _as_document(up, parent) + further_up, first_level)
 
@@ -269,14 +270,15 @@ def _gathered(path: str, above: Gathered | None) -> Gathered | None:
 def _first_level_key(path: str, parent: Node | None) -> list[tuple[str, str]]:
     """s0's N5 document, wanted beside a level sN (N >= 1) of an N5 group that lists its levels' factors, whose
     shape is checked against s0's; none otherwise."""
-    if parent is None or parent.format != "n5" or parent.kind != "group" or (level_position(path) or 0) < 1:
+    if (parent is None or not FORMATS[parent.format].factor_lists or parent.kind != "group"
+            or (level_position(path) or 0) < 1):
         return []
     return [(store.join(parent.path, "s0"), "attributes.json")] if n5_group_factors(parent.attrs) else []
 
 
 def _first_level(node: Node, keys: list[tuple[str, str]], raw: Mapping) -> Document | None:
     """s0's document from the answers to ``_first_level_key``, for an N5 array; None when absent or not an array."""
-    if not keys or node.format != "n5" or node.kind != "array":
+    if not keys or not FORMATS[node.format].factor_lists or node.kind != "array":
         return None
     directory, key = keys[0]
     doc = _docs(directory, raw, (key,)).get(key)

@@ -11,10 +11,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import tensorstore as ts
 
 from .fields import mapping
 from .precomputed import scale_keys
+
 
 class Held(Protocol):
     """What a format's opener reads of a node: its documents, and for a precomputed scale its key and where its
@@ -29,7 +29,7 @@ class Held(Protocol):
     @property
     def attrs_url(self) -> str: ...
 
-__all__ = ["Format", "FORMATS", "PROBES", "PROBE_KEYS", "clean_zarr2_metadata", "scale_index"]
+__all__ = ["Format", "FORMATS", "WRITTEN", "PROBES", "PROBE_KEYS", "clean_zarr2_metadata", "scale_index"]
 
 
 _N5_ARRAY_MEMBERS = ("dimensions", "blockSize", "dataType", "compression")
@@ -87,20 +87,16 @@ def _precomputed_spec(node: Held) -> dict:
             "multiscale_metadata": multiscale, "scale_metadata": metadata}
 
 
-def _precomputed_c_order(view: ts.TensorStore) -> ts.TensorStore:
-    view = view[ts.d["channel", "z", "y", "x"].transpose[:]]
-    if view.shape[0] == 1:
-        view = view[ts.d["channel"][0]]
-    return view
-
-
 @dataclass(frozen=True)
 class Format:
-    """What one format is to detection and opening.
+    """What one storage format is, in one place: its documents, how it opens, and every way it differs.
 
     ``array_document`` holds an array's metadata and ``attrs_document`` its user attributes (``user_attrs``
     reads them from the parsed documents); ``spec`` is the tensorstore spec, kvstore aside, that opens an array
-    node from the documents already read, and ``c_order`` the view that puts its axes in C order.
+    node from the documents already read, and ``stored_order`` how its axes are stored ("C"; "F", reversed; "xyzc",
+precomputed's x, y, z and channel), which ``reach`` puts in C order. The rest says how
+    the format differs from the others: where its levels are, what its groups list, what the package writes of it,
+    and how Neuroglancer names it.
     """
 
     name: str
@@ -108,32 +104,59 @@ class Format:
     attrs_document: str
     user_attrs: Callable[[Mapping[str, Any]], dict]
     spec: Callable[[Held], dict]
-    c_order: Callable[[ts.TensorStore], ts.TensorStore]
+    stored_order: str
+    #: a volume's levels are the scales its one document lists (precomputed), not arrays below a group
+    levels_in_info: bool = False
+    #: a group's multiscales entries are COSEM transforms, every one (N5), not OME datasets
+    cosem_datasets: bool = False
+    #: a group may list its levels' factors, one list per level (N5's ``scales`` / ``downsamplingFactors``)
+    factor_lists: bool = False
+    #: the funlib keys that give a voxel size, and whether an ``offset`` alone places an array (voxels of 1)
+    funlib_size_keys: tuple[str, ...] = ("voxel_size", "resolution", "scale")
+    offset_alone_places: bool = True
+    #: what the package writes of it: the OME-NGFF version, the bare group document, sharding, dimension names
+    ome_version: str | None = None
+    group_document: tuple[str, Mapping[str, Any]] | None = None
+    sharded: bool = False
+    dimension_names: bool = False
+    #: Neuroglancer's scheme for it, and the name it gives an unnamed dimension (followed by its index)
+    neuroglancer_scheme: str = ""
+    neuroglancer_unnamed: str = "d"
+
+    @property
+    def attributes_apart(self) -> bool:
+        """Whether user attributes live in a document of their own, beside the array's (zarr v2's ``.zattrs``)."""
+        return self.attrs_document != self.array_document
 
 
-#: Per format, its documents and its opener; the rules that place its arrays are ``metadata.RULES``.
+#: Per format, its record; the rules that place its arrays are ``metadata.RULES``.
 FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("zarr3", "zarr.json", "zarr.json",
            lambda docs: dict(docs.get("zarr.json", {}).get("attributes") or {}),
            lambda node: {"driver": "zarr3", "assume_metadata": True,
                          "metadata": {k: v for k, v in node.docs["zarr.json"].items() if k != "attributes"}},
-           lambda view: view),
+           "C", ome_version="0.5",
+           group_document=("zarr.json", {"zarr_format": 3, "node_type": "group", "attributes": {}}),
+           sharded=True, dimension_names=True, neuroglancer_scheme="zarr3", neuroglancer_unnamed="dim_"),
     Format("zarr2", ".zarray", ".zattrs",
            lambda docs: dict(docs.get(".zattrs") or {}),
            lambda node: {"driver": "zarr", "assume_metadata": True,
                          "metadata": clean_zarr2_metadata(node.docs[".zarray"])},
-           lambda view: view),
+           "C", ome_version="0.4", group_document=(".zgroup", {"zarr_format": 2}), neuroglancer_scheme="zarr2"),
     # tensorstore is given only the array members of an N5 document, so attributes it would reject do not stop it
     Format("n5", "attributes.json", "attributes.json",
            lambda docs: dict(docs.get("attributes.json") or {}),
            lambda node: {"driver": "n5", "assume_metadata": True, "metadata": {
                k: v for k, v in node.docs["attributes.json"].items() if k in _N5_ARRAY_MEMBERS}},
-           lambda view: view.T),
+           "F", cosem_datasets=True, factor_lists=True, funlib_size_keys=("voxel_size",), offset_alone_places=False,
+           neuroglancer_scheme="n5"),
     Format("precomputed", "info", "info",
            lambda docs: {k: v for k, v in (docs.get("info") or {}).items() if k != "scales"},
-           _precomputed_spec, _precomputed_c_order),
+           _precomputed_spec, "xyzc", levels_in_info=True, neuroglancer_scheme="precomputed"),
 )}
 
+#: The formats the package writes, by the OME-NGFF version it writes in each.
+WRITTEN = {f.ome_version: f.name for f in FORMATS.values() if f.ome_version is not None}
 
 
 def _zarr3_kind(doc: Mapping[str, Any], url: str) -> Any:

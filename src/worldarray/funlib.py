@@ -11,18 +11,17 @@ its trailing axes. ``axis_names`` name the axes whether or not a voxel size or o
 from __future__ import annotations
 
 from .fields import Document, Facts, Placement, Source, axes_list, centred, leading, numbers, strings, where
+from .formats import FORMATS
 from .geometry import default_axes
 
 __all__ = ["funlib_placement", "funlib_axis_names"]
 
-_ZARR_SIZE_KEYS = ("voxel_size", "resolution", "scale")
-_N5_SIZE_KEYS = ("voxel_size",)
 
 
-def _funlib_from(doc: Document, size_keys, ndim, known_names) -> Placement | None:
+def _funlib_from(doc: Document, size_keys, offset_alone: bool, ndim, known_names) -> Placement | None:
     attrs, url = doc.attrs, doc.url
     key = next((k for k in size_keys if k in attrs), None)
-    if key is None and (size_keys != _ZARR_SIZE_KEYS or "offset" not in attrs):
+    if key is None and (not offset_alone or "offset" not in attrs):
         return None
     given = numbers(attrs[key], url, key, positive=True) if key else None
     offset = numbers(attrs["offset"], url, "offset") if "offset" in attrs else ()  # funlib's offset is a corner
@@ -58,10 +57,10 @@ def funlib_axis_names(source: Source, ndim: int) -> tuple[str, ...] | None:
 
 def funlib_placement(source: Source, facts: Facts, ndim: int, conflicts: str) -> Placement | None:
     """funlib: voxel_size / resolution and offset (a corner) in C order, on the array, else on its parent group."""
-    keys = _N5_SIZE_KEYS if source.format == "n5" else _ZARR_SIZE_KEYS
+    form = FORMATS[source.format]
     for doc in (source.own, source.parent):
         if doc is not None:
-            found = _funlib_from(doc, keys, ndim, facts.names)
+            found = _funlib_from(doc, form.funlib_size_keys, form.offset_alone_places, ndim, facts.names)
             if found is not None:
                 return found
     return None

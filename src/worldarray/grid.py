@@ -18,6 +18,7 @@ from typing import Any, cast
 import numpy as np
 
 from .fields import Placement
+from .formats import FORMATS
 from .blocks import Blocks, blocks, whole_numbers
 from .geometry import (Box, SizesOrNone, as_box, centre_of, centre_rule, centres, corners, default_axes, index_bounds,
                        on_grid, one_number, over_axes, per_axis, same, sizes_or_none, snap_integral, spatial_indices)
@@ -449,8 +450,8 @@ def shard_shape(shards: int | Sequence[int] | None, chunks: tuple[int, ...] | No
            for i, (s, c) in enumerate(zip(found, chunks, strict=True)) if s % c]
     if bad:
         raise ValueError(f"shards is {found}; expected a whole number of chunks {chunks} per axis ({'; '.join(bad)})")
-    if format == "zarr2":
-        raise ValueError("shards is set, and format is 'zarr2'; sharding is zarr v3 only")
+    if format is not None and format in FORMATS and not FORMATS[format].sharded:
+        raise ValueError(f"shards is set, and format is {format!r}; sharding is zarr v3 only")
     return found
 
 

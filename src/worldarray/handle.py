@@ -314,7 +314,7 @@ def _open_level(path: str, options: Options, context: ts.Context | None) -> Open
                    retry.floor_bytes(store.is_remote(level_path)),
                    tuple(source.voxel_size[i] for i in source.spatial),
                    tuple(source.translation[i] for i in source.spatial), reach,
-                   gzipped_chunks(level_path, node.docs, node.scale_key) if node.format == "precomputed" else None)
+                   gzipped_chunks(level_path, node.docs, node.scale_key))
 
 
 def pinned(view: ts.TensorStore, pins: Sequence[tuple[int, int]]) -> ts.TensorStore:

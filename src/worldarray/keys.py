@@ -106,6 +106,17 @@ class _Spelling:
     def documents(self, docs: Mapping[str, Any], scale_key: str | None) -> dict:
         raise NotImplementedError
 
+    #: Whether a listing of keys may hold gzip-compressed chunks under a ``.gz`` suffix (cloud-volume's).
+    gzipped_keys = False
+
+    def keys_below(self, directory: str, scale_key: str | None) -> str:
+        """Where the array's chunk keys are listed: the array's directory (a precomputed scale's own directory)."""
+        return directory
+
+    def hashed(self, docs: Mapping[str, Any], scale_key: str | None) -> bool:
+        """Whether the array's shards are hashed sets of chunks, not boxes (a sharded precomputed scale)."""
+        return False
+
 
 class _Zarr2(_Spelling):
     name = "zarr2"
@@ -206,6 +217,15 @@ class _Precomputed(_Spelling):
             index.append(steps)
         return (0,) * (len(shape) - 3) + tuple(index[::-1])
 
+    gzipped_keys = True
+
+    def keys_below(self, directory, scale_key):
+        return store.join(directory, scale_key) if scale_key is not None else directory
+
+    def hashed(self, docs, scale_key):
+        scales = docs.get("info", {}).get("scales") or []
+        return any(isinstance(s, Mapping) and s.get("key") == scale_key and bool(s.get("sharding")) for s in scales)
+
     def documents(self, docs, scale_key):
         info = _document(docs, "info")
         scale, where = _precomputed_scale(info, scale_key)
@@ -239,10 +259,7 @@ def _precomputed_scale(info: Mapping[str, Any], scale_key: str | None) -> tuple[
 
 def hashed_shards(format: str, docs: Mapping[str, Any], scale_key: str | None) -> bool:
     """Whether the array is a sharded precomputed scale: its shards are hashed sets of chunks, not boxes."""
-    if format != "precomputed":
-        return False
-    scales = docs.get("info", {}).get("scales") or []
-    return any(isinstance(s, Mapping) and s.get("key") == scale_key and bool(s.get("sharding")) for s in scales)
+    return _spelling(format).hashed(docs, scale_key)
 
 
 _SPELLINGS: dict[str, _Spelling] = {s.name: s for s in (_Zarr2(), _Zarr3(), _N5(), _Precomputed())}
@@ -462,13 +479,13 @@ def chunk_indices(format: str, docs: Mapping[str, Any], directory: str, ndim: in
     """Chunk indices stored for an array, in C order on its write grid, found by listing its keys and parsing them."""
     spelling = _spelling(format)
     facts = _facts(spelling, ndim=ndim, **key_format(format, docs, scale_key))
-    scale = scale_key if format == "precomputed" else None
-    listed = store.list_keys(store.join(directory, scale) if scale is not None else directory)
-    if format == "precomputed":
+    below = spelling.keys_below(directory, scale_key)
+    listed = store.list_keys(below)
+    if spelling.gzipped_keys:
         gzipped = [key for key in listed if key.endswith(GZIP_SUFFIX)
                    and _parse(spelling, facts, key[:-len(GZIP_SUFFIX)]) is not None]
         if gzipped:
-            raise ValueError(_gzipped(store.join(directory, scale or ""), gzipped[0][:-len(GZIP_SUFFIX)],
+            raise ValueError(_gzipped(below, gzipped[0][:-len(GZIP_SUFFIX)],
                                       f"{len(gzipped)} chunk keys end in {GZIP_SUFFIX}"))
     return sorted(index for index in (_parse(spelling, facts, key) for key in listed) if index is not None)
 
@@ -506,8 +523,9 @@ class GzippedChunks:
 
 
 def gzipped_chunks(directory: str, docs: Mapping[str, Any], scale_key: str | None) -> GzippedChunks | None:
-    """The ``.gz`` check of a local, unsharded precomputed scale at ``directory``; None for any other."""
-    if store.scheme(directory) != "file":  # local disks only: a server gives the plain key its encoding
+    """The ``.gz`` check of a local, unsharded precomputed scale at ``directory``; None for any other (an array that
+    is no scale of an info has no ``scale_key``)."""
+    if scale_key is None or store.scheme(directory) != "file":  # a server gives the plain key its encoding
         return None
     try:
         facts = key_format("precomputed", docs, scale_key)

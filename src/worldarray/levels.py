@@ -17,6 +17,7 @@ from typing import Any, TypeAlias
 
 from .diagnostics import warn
 from .fields import Document, Placement, Source
+from .formats import FORMATS
 from .geometry import RTOL, SizesOrNone, default_axes, isclose, one_number, same, sizes_or_none, spatial_indices
 from .metadata import ArrayMeta, level_placements
 from .nodes import Gathered, Node, scale_key_of
@@ -38,7 +39,7 @@ def _scale_keys(node: Node) -> tuple[str, ...]:
 
 def listed_names(node: Node) -> tuple[str, ...] | None:
     """Level names the group's own document lists: precomputed scale keys, or the first multiscale's dataset paths."""
-    if node.format == "precomputed":
+    if FORMATS[node.format].levels_in_info:
         return _scale_keys(node)
     listing = first_listing(node.attrs, node.attrs_url)
     return tuple(path for path, _ in listing[1]) if listing else None
@@ -49,7 +50,7 @@ def _scale_text(node: Node, name: str) -> str:
         if path == name:
             scale = dataset_scale(dataset)
             return f"{name} (scale {scale})" if scale is not None else name
-    if node.format == "precomputed":
+    if FORMATS[node.format].levels_in_info:
         for entry in scales(node.docs["info"], node.attrs_url):
             if entry.get("key") == name:
                 return f"{name} (resolution {entry.get('resolution')} nm, xyz)"
@@ -79,7 +80,7 @@ def pick(node: Node, level: Any, names: tuple[str, ...]) -> str:
         name = level.strip("/")
         if name in names:
             return name
-        if node.format == "precomputed":
+        if FORMATS[node.format].levels_in_info:
             key = scale_key_of(node, name)
             if key is None:  # a precomputed volume's levels are its scales and nothing else
                 raise ValueError(f"{node.path}: level {level!r} does not exist; the levels are "
@@ -229,7 +230,7 @@ def listed_by_parent(found: Gathered) -> Listing | None:
     """The pyramid an array belongs to, found by the walk that places it: its parent's document, else an ancestor's
     up to four levels above whose multiscales list it by its path from there ("seg/s0"); None when none lists it."""
     node = found.node
-    if node.format == "precomputed":
+    if FORMATS[node.format].levels_in_info:
         levels = tuple(level_placements(group_source(node)) or ())
         return Listing(node.path, str(node.scale_key), levels)
     parts = node.path.rstrip("/").split("/")

@@ -12,6 +12,7 @@ from . import rounds, store
 from .detect import gather, probe
 from .diagnostics import quiet, warn
 from .fields import Placement
+from .formats import FORMATS
 from .geometry import SizesOrNone
 from .levels import Choice, Level, describe_levels, group_source, listed_by_parent, listed_names, pick, select_level
 from .metadata import ArrayMeta, level_placements, parse
@@ -98,8 +99,8 @@ def _resolved(path: str, level: Level, found: Gathered) -> Gathered:
     if not names and not (isinstance(level, str) and level != "first"):  # a path under the group may still be one
         refuse_bioformats2raw(node)
     name = pick(node, level, names)
-    if node.format == "precomputed":
-        return Gathered(Node("precomputed", "array", node.path, node.docs, name), ())
+    if FORMATS[node.format].levels_in_info:
+        return Gathered(Node(node.format, "array", node.path, node.docs, name), ())
     try:
         chosen = gather(store.join(node.path, name), above=found)
     except FileNotFoundError as error:
@@ -126,7 +127,7 @@ def _first_beside(found: Gathered) -> Gathered:
     the array itself when its parent is no such group."""
     node = found.node
     up = store.parent(node.path)
-    if node.format == "precomputed" or not found.ancestors or up is None or store.is_root(up):
+    if FORMATS[node.format].levels_in_info or not found.ancestors or up is None or store.is_root(up):
         return found
     parent = probe(up)
     if parent is None or parent.node.kind != "group":
@@ -189,5 +190,5 @@ def _choose(path: str, level: Level, voxel_size: SizesOrNone | None, level_mode:
         level = select_level([(n, sizes(p)) for n, p in placements], voxel_size, level_mode)[0]
     chosen = resolve(path, level, found)
     name = chosen.node.scale_key or chosen.node.path[len(node.path) :].strip("/")
-    group = found if node.format != "precomputed" else None
+    group = found if not FORMATS[node.format].levels_in_info else None
     return Choice(chosen, name, names, group, listed)

@@ -21,6 +21,7 @@ import numpy as np
 from .cosem import cosem_placement, cosem_transform, dataset_label
 from .diagnostics import MetadataWarning
 from .dimension_units import dimension_units_placement
+from .formats import FORMATS as RECORDS
 from .fields import (Document, Facts, Placement, PlacementRule, Source, entries, ints, mapping, names_or_none,
                      native_dtype, strings, where, whole)
 from .funlib import funlib_axis_names, funlib_placement
@@ -330,9 +331,12 @@ def parse_documents(format: str, array: Mapping[str, Any], attrs: Mapping[str, A
 
     ``attrs`` None takes zarr v3's and N5's attributes from the array document itself.
     """
-    if attrs is None:
-        attrs = array.get("attributes", {}) if format == "zarr3" else array if format == "n5" else {}
-    url = f"{path}/{'zarr.json' if format == 'zarr3' else '.zarray' if format == 'zarr2' else 'attributes.json'}"
+    if format not in RECORDS:
+        raise ValueError(f"format is {format!r}; expected one of {tuple(RECORDS)}")
+    form = RECORDS[format]
+    if attrs is None:  # the attributes the array document itself holds (none where they live apart)
+        attrs = {} if form.attributes_apart else form.user_attrs({form.array_document: array})
+    url = f"{path}/{form.array_document}"
     return parse(Source(format, path, array, url, Document(path, url, attrs)))
 
 
@@ -346,7 +350,8 @@ def level_placements(source: Source) -> list[tuple[str, Placement]] | None:
     scale (the ``precomputed`` rule). An N5 group with a factor list and no multiscales lists none: a level's
     base voxel size may be its own, so its levels are placed from their own documents.
     """
-    if source.format == "precomputed":
+    form = RECORDS[source.format]
+    if form.levels_in_info:
         found = []
         for index, key in enumerate(scale_keys(source.array, source.array_url)):
             level = dataclasses.replace(source, ancestors=(), scale_index=index)
@@ -359,11 +364,11 @@ def level_placements(source: Source) -> list[tuple[str, Placement]] | None:
     multiscale, datasets = listing
     url = source.own.url
     # N5 groups place their levels by the cosem rule alone; a zarr group's COSEM entries by it too, the rest by OME
-    if source.format == "n5" and not all(isinstance(dataset.get("transform"), Mapping) for _, dataset in datasets):
+    if form.cosem_datasets and not all(isinstance(dataset.get("transform"), Mapping) for _, dataset in datasets):
         return None
 
     def placed(path: str, dataset: Mapping[str, Any]) -> Placement | None:
-        if source.format == "n5" or cosem_entry(multiscale, dataset):
+        if form.cosem_datasets or cosem_entry(multiscale, dataset):
             transform, label = dataset["transform"], dataset_label(path)
             ndim = len(entries(transform.get("scale"), url, f"{label}.scale", kind="numbers"))
             return cosem_transform(transform, ndim, url, label)

@@ -70,6 +70,7 @@ from typing import Any, Protocol
 
 from . import paths, units
 from .geometry import centre_of, centre_to_corner, centres, corners, isclose, same
+from .formats import FORMATS
 from .metadata import ArrayMeta
 from .n5 import level_position, n5_group_factors
 
@@ -111,7 +112,7 @@ DEFAULT_VIEWER = "https://neuroglancer-demo.appspot.com/"
 
 #: Neuroglancer's data source scheme for each format: zarr versions spelled out, since Neuroglancer's plain ``zarr``
 #: refuses a directory holding both versions' documents.
-SCHEMES = {"zarr2": "zarr2", "zarr3": "zarr3", "n5": "n5", "precomputed": "precomputed"}
+SCHEMES = {name: form.neuroglancer_scheme for name, form in FORMATS.items()}
 
 # ---------------------------------------------------------------- Neuroglancer's unit spellings (src/util/si_units.ts)
 
@@ -231,12 +232,14 @@ def _zarr_array(vol: Shown) -> Reading:
     scales = [(1.0, "")] * meta.ndim
     if isinstance(given, list) and len(given) == meta.ndim:
         scales = [_zarr_unit(u, meta.path) for u in given]
-    if meta.format == "zarr2":
+    form = FORMATS[meta.format]
+    unnamed = [f"{form.neuroglancer_unnamed}{i}" for i in range(meta.ndim)]
+    if form.dimension_names:  # dimension_names, which worldarray reports as the axes when the array names them all
+        names = list(meta.axes) if meta.axes_named else unnamed
+    else:  # xarray's _ARRAY_DIMENSIONS, which Neuroglancer reads from a zarr v2 .zattrs
         listed = meta.attrs.get("_ARRAY_DIMENSIONS")
-        names = [str(n or f"d{i}") for i, n in enumerate(listed)] if isinstance(listed, list) and \
-            len(listed) == meta.ndim else [f"d{i}" for i in range(meta.ndim)]
-    else:  # dimension_names, which worldarray reports as the axes when the array names them all
-        names = list(meta.axes) if meta.axes_named else [f"dim_{i}" for i in range(meta.ndim)]
+        names = ([str(n or unnamed[i]) for i, n in enumerate(listed)]
+                 if isinstance(listed, list) and len(listed) == meta.ndim else unnamed)
     dims = tuple(Dim(i, names[i], 0.0, scale, base) for i, (scale, base) in enumerate(scales))
     return Reading(SCHEMES[meta.format], meta.path, dims)
 
@@ -292,7 +295,7 @@ def _n5(vol: Shown) -> Reading:
     where = str(meta.parent if listed is not None else meta.path)
     dims = tuple(Dim(rank - 1 - k, names[k], 0.0, float(factors[k]) * scale, base)
                  for k, (scale, base) in enumerate(_n5_resolution(merged, rank, where)))
-    return Reading(SCHEMES["n5"], where, dims)
+    return Reading(SCHEMES[meta.format], where, dims)
 
 
 def _precomputed(vol: Shown) -> Reading:
@@ -305,7 +308,7 @@ def _precomputed(vol: Shown) -> Reading:
             for k, r in enumerate(scale["resolution"])]
     if meta.ndim == 4:
         dims.append(Dim(0, "c^", 0.0, 1.0, ""))
-    return Reading(SCHEMES["precomputed"], str(meta.parent), tuple(dims), channel_suffix="^")
+    return Reading(SCHEMES[meta.format], str(meta.parent), tuple(dims), channel_suffix="^")
 
 
 #: Per format, how Neuroglancer reads a handle's store.

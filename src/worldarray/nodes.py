@@ -80,10 +80,10 @@ def source_of(found: Gathered) -> Source:
         raise ValueError(f"{node.path}: is a {node.format} group; expected an array (name a level)")
     document = FORMATS[node.format].array_document
     where = url(node.path, document)
-    if node.format == "precomputed":
+    if FORMATS[node.format].levels_in_info:
         info, index = node.docs["info"], scale_index(node)
         own = Document(join(node.path, str(node.scale_key)), where, dict(info["scales"][index]))
-        return Source("precomputed", own.path, info, where, own, (Document(node.path, where, node.attrs),), index)
+        return Source(node.format, own.path, info, where, own, (Document(node.path, where, node.attrs),), index)
     own = Document(node.path, node.attrs_url, node.attrs)
     return Source(node.format, node.path, node.docs[document], where, own, found.ancestors,
                   first_level=found.first_level)

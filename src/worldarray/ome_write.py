@@ -15,6 +15,7 @@ from typing import Any
 
 from . import units as unit_table
 from .diagnostics import warn
+from .formats import FORMATS, WRITTEN
 from .geometry import floats, spatial_indices, spread
 from .ome import compose, dataset_path, dataset_scale, multiscales_of, walk
 
@@ -22,7 +23,7 @@ __all__ = ["OME_VERSIONS", "AXIS_TYPES", "ome_multiscales", "axis_units", "versi
            "group_axis_types", "type_differences", "check_dimension_names"]
 
 #: The OME-NGFF versions written, each with the one zarr format it goes with.
-OME_VERSIONS = {"0.4": "zarr2", "0.5": "zarr3"}
+OME_VERSIONS = dict(sorted(WRITTEN.items()))  # {"0.4": "zarr2", "0.5": "zarr3"}: each format's record says
 OME_ZARR3_VERSION = "0.5"
 
 #: The axis types OME names. A name implies one (``_TYPE_OF_NAME``); ``axis_types`` overrides it, and may name a
@@ -200,7 +201,7 @@ def ome_multiscales(axes: Sequence[str], units: unit_table.UnitsArgument,
 
 def version_of(format: str) -> str:
     """The OME-NGFF version written in a zarr format: "0.5" in zarr v3, "0.4" in zarr v2."""
-    found = next((version for version, fmt in OME_VERSIONS.items() if fmt == format), None)
+    found = FORMATS[format].ome_version if format in FORMATS else None
     if found is None:
         raise ValueError(f"format is {format!r}; the package writes OME-NGFF zarr, one of "
                          f"{tuple(OME_VERSIONS.values())}")
@@ -216,7 +217,7 @@ def _container(merged: dict, fmt: str) -> dict:
     A zarr v3 group whose attributes hold OME 0.4 at the top (written by others) has its levels carried
     into ``ome.multiscales``, so none of them is lost; the 0.4 key itself is left as it was.
     """
-    if fmt != "zarr3":
+    if version_of(fmt) == "0.4":
         return merged
     container = merged.setdefault("ome", {})
     if not isinstance(container, dict):
@@ -337,7 +338,7 @@ def with_entry(attrs: Mapping[str, Any], fmt: str, axes: Sequence[str], units: u
     _check_version(container, existing, version)
     if not existing:
         fresh = ome_multiscales(axes, units, [(name, voxel_size, translation)], version, axis_types)
-        container["multiscales"] = (fresh["ome"] if fmt == "zarr3" else fresh)["multiscales"]
+        container["multiscales"] = fresh.get("ome", fresh)["multiscales"]
         return merged
     multiscale = existing[0]
     listed = listed_axes(multiscale)[0]
@@ -348,7 +349,7 @@ def with_entry(attrs: Mapping[str, Any], fmt: str, axes: Sequence[str], units: u
     voxel_size, translation = _in_group_units(multiscale, axes, units, axis_types, voxel_size, translation)
     voxel_size, translation = _under_multiscale_transforms(multiscale, voxel_size, translation)
     fresh = ome_multiscales(axes, units, [(name, voxel_size, translation)], version, axis_types)
-    entry = (fresh["ome"] if fmt == "zarr3" else fresh)["multiscales"][0]["datasets"][0]
+    entry = fresh.get("ome", fresh)["multiscales"][0]["datasets"][0]
     multiscale["datasets"] = _placed_in_order(multiscale.get("datasets") or [], name, entry)
     return merged
 

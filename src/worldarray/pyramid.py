@@ -22,6 +22,7 @@ from .array import WorldArray
 from .detect import Gathered, gather, probe, source_of
 from .diagnostics import quiet
 from .fields import Placement
+from .formats import FORMATS
 from .factors import derived_level
 from .grid import Grid, spatial_placement
 from .arguments import context_or_none, flag, mapping_or_none, one_of, retries_or_none
@@ -43,7 +44,7 @@ def _group_of(found: Gathered) -> Gathered:
     node = found.node
     if node.kind == "group":
         return found
-    if node.format == "precomputed":
+    if FORMATS[node.format].levels_in_info:
         return gather(node.path)
     listing = listed_by_parent(found)
     if listing is not None:
@@ -254,7 +255,7 @@ class Pyramid:
         missing."""
         name = self._name(level)
         node = self._group.node
-        if node.format == "precomputed":
+        if FORMATS[node.format].levels_in_info:
             found = Gathered(dataclasses.replace(node, kind="array", scale_key=name), ())
         else:
             try:

@@ -8,6 +8,7 @@ for a retry or under another way.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,19 @@ from .context import few_connections, retry_context, shared_context, watch
 from .detect import FORMATS, Gathered, source_of
 
 __all__ = ["Reach", "open_array", "reach_array"]
+
+
+def _from_xyzc(view: ts.TensorStore) -> ts.TensorStore:
+    """precomputed's (x, y, z, channel) as (channel, z, y, x), a single channel dropped."""
+    view = view[ts.d["channel", "z", "y", "x"].transpose[:]]
+    if view.shape[0] == 1:
+        view = view[ts.d["channel"][0]]
+    return view
+
+
+#: How a view of each stored axis order is put in C order (``formats.Format.stored_order``).
+C_ORDER: dict[str, Callable[[ts.TensorStore], ts.TensorStore]] = {
+    "C": lambda view: view, "F": lambda view: view.T, "xyzc": _from_xyzc}
 
 
 @dataclass(frozen=True)
@@ -102,7 +116,7 @@ def reach_array(found: Gathered, context: ts.Context | None = None, *, write: bo
             return ts.open({**plain, "kvstore": way.spec}, context=context, read=True, write=write)
 
     try:
-        opened = fmt.c_order(store.on_ways(node.path, start, f"open {node.path}"))
+        opened = C_ORDER[fmt.stored_order](store.on_ways(node.path, start, f"open {node.path}"))
     except (ValueError, OverflowError) as error:  # tensorstore names a document by its key in the kvstore alone
         raise ValueError(f"{node.path}: tensorstore cannot open the {node.format} array its documents describe: "
                          f"{error}") from error

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -25,7 +25,8 @@ from numpy.typing import ArrayLike, DTypeLike
 
 from . import conditional, consolidated, retry, store
 from .context import locking_context, shared_context
-from .detect import FORMATS, Gathered, Node, array_above, gather, probe, source_of
+from .detect import Gathered, Node, array_above, gather, probe, source_of
+from .formats import FORMATS, WRITTEN
 from .diagnostics import quiet
 from .reach import Reach
 from .fields import exact_value, json_fill, stored_fill
@@ -159,12 +160,12 @@ def resolve_format(level: Level) -> tuple[str, Node | None, list[str]]:
     missing: list[str] = []
     if group is None or not group.docs:
         found, missing = _ancestors(level.group, found)
-    fmt = found or level.format or "zarr3"
+    fmt = found or level.format or WRITTEN["0.5"]
     if level.format is not None and level.format != fmt:
         raise ValueError(f"format is {level.format!r}; the group {level.group} (or its nearest existing ancestor) is "
                          f"{fmt}, and the package does not mix zarr versions in one hierarchy")
-    if level.shards is not None and fmt != "zarr3":
-        raise ValueError(f"shards is {level.shards}; {level.group} is zarr v2, and sharding is zarr v3 only")
+    if level.shards is not None and not FORMATS[fmt].sharded:
+        raise ValueError(f"shards is {level.shards}; {level.group} is {fmt}, and sharding is zarr v3 only")
     return fmt, (group if group is not None and group.docs else None), missing
 
 
@@ -188,16 +189,17 @@ def _ancestors(group: str, known: str | None) -> tuple[str | None, list[str]]:
     return known, chain[::-1] if store.scheme(group) != "file" else []
 
 
-_GROUP_DOCUMENT: dict[str, tuple[str, dict[str, Any]]] = {
-    "zarr3": ("zarr.json", {"zarr_format": 3, "node_type": "group", "attributes": {}}),
-    "zarr2": (".zgroup", {"zarr_format": 2}),
-}
-_ATTRIBUTES_DOCUMENT = {"zarr3": "zarr.json", "zarr2": ".zattrs"}
+def _group_document(fmt: str) -> tuple[str, Mapping[str, Any]]:
+    """The bare group document of a format the package writes, and its key."""
+    document = FORMATS[fmt].group_document
+    if document is None:
+        raise ValueError(f"format is {fmt!r}; the package writes OME-NGFF zarr only, one of {tuple(WRITTEN.values())}")
+    return document
 
 
 def _bare_group(directory: str, fmt: str) -> None:
     """Write a bare group document where none is (create-if-absent: a document another writer made is kept)."""
-    key, bare = _GROUP_DOCUMENT[fmt]
+    key, bare = _group_document(fmt)
     conditional.update_document(directory, key, lambda found: bare if found is None else found)
 
 
@@ -227,9 +229,9 @@ def entry_attrs(level: Level, fmt: str, attrs: Mapping[str, Any], *, replace: bo
 
 def _with_attributes(fmt: str, group: str, attributes: Any, change: Any) -> Any:
     """The group's attribute document (``zarr.json`` or ``.zattrs``) with ``change`` applied to its attributes."""
-    if fmt == "zarr2":
+    if FORMATS[fmt].attributes_apart:
         return change(attributes or {})
-    document = dict(attributes or _GROUP_DOCUMENT["zarr3"][1])
+    document = dict(attributes or _group_document(fmt)[1])
     if document.get("node_type") != "group":
         raise ValueError(f"{store.url(group, 'zarr.json')}: node_type is {document.get('node_type')!r}, "
                          "wanted 'group'")
@@ -246,7 +248,7 @@ def write_entry(level: Level, fmt: str, *, replace: bool = True) -> None:
 
     _bare_group(level.group, fmt)
     added = consolidated.added(fmt, level.group, level.path, change)
-    conditional.update_document(level.group, _ATTRIBUTES_DOCUMENT[fmt], lambda found: added.own(_with_attributes(
+    conditional.update_document(level.group, FORMATS[fmt].attrs_document, lambda found: added.own(_with_attributes(
         fmt, level.group, found, change)))
     added.keep_true()
 
@@ -286,8 +288,9 @@ def ensure_group_entry(group: PathLike, name: str, voxel_size: Sizes, translatio
                        axes=axes, units=units, chunks=meta.chunk_shape,
                        axis_types=group_axis_types(attrs, axes, axis_types))
     fmt = array.format if node is None or not node.docs else node.format
-    if fmt == "zarr3" and array.format == "zarr3":
-        check_dimension_names(store.url(path, "zarr.json"), array.docs["zarr.json"], level.axes, group)
+    if FORMATS[fmt].dimension_names and FORMATS[array.format].dimension_names:
+        document = FORMATS[array.format].array_document
+        check_dimension_names(store.url(path, document), array.docs[document], level.axes, group)
     write_entry(level, fmt)
 
 
@@ -320,23 +323,34 @@ def _zarr2_compressor(level: Level) -> dict | None:
 
 def array_spec(level: Level, fmt: str) -> dict:
     """The tensorstore spec (without kvstore) that creates the level's array, and only creates it."""
-    fill = json_fill(level.fill_value, level.dtype)
-    if fmt == "zarr3":
-        metadata = {
-            "shape": list(level.shape), "data_type": level.dtype.name,
-            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(level.shards or level.chunks)}},
-            "chunk_key_encoding": {"name": "default"}, "codecs": _zarr3_codecs(level),
-            "fill_value": fill, "dimension_names": list(level.axes),
-        }
-        if level.attrs:
-            metadata["attributes"] = dict(level.attrs)
-        return {"driver": "zarr3", "metadata": metadata, "create": True}
+    if fmt not in _ARRAY_SPECS:
+        raise ValueError(f"format is {fmt!r}; the package writes OME-NGFF zarr only, one of {tuple(_ARRAY_SPECS)}")
+    return _ARRAY_SPECS[fmt](level, json_fill(level.fill_value, level.dtype))
+
+
+def _zarr3_spec(level: Level, fill: Any) -> dict:
+    metadata = {
+        "shape": list(level.shape), "data_type": level.dtype.name,
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(level.shards or level.chunks)}},
+        "chunk_key_encoding": {"name": "default"}, "codecs": _zarr3_codecs(level),
+        "fill_value": fill, "dimension_names": list(level.axes),
+    }
+    if level.attrs:
+        metadata["attributes"] = dict(level.attrs)
+    return {"driver": "zarr3", "metadata": metadata, "create": True}
+
+
+def _zarr2_spec(level: Level, fill: Any) -> dict:
     metadata = {
         "zarr_format": 2, "shape": list(level.shape), "chunks": list(level.chunks), "dtype": level.dtype.str,
         "compressor": _zarr2_compressor(level), "fill_value": fill,
         "order": "C", "filters": None, "dimension_separator": "/",  # OME-NGFF 0.4 asks for "/"
     }
     return {"driver": "zarr", "metadata": metadata, "create": True}
+
+
+#: Per format the package writes, the tensorstore spec that creates a level's array (from the level and its fill).
+_ARRAY_SPECS: dict[str, Callable[[Level, Any], dict]] = {"zarr3": _zarr3_spec, "zarr2": _zarr2_spec}
 
 
 def differences(found: ArrayMeta, found_attrs: Mapping[str, Any], level: Level) -> list[str]:
@@ -476,8 +490,9 @@ def create_level(level: Level, context: ts.Context | None) -> str:
         if listed is not None:
             adopt(level, listed)
             return fmt
-    if fmt == "zarr2" and level.attrs:
-        conditional.update_document(level.path, ".zattrs", lambda found: dict(level.attrs) if found is None else found)
+    if FORMATS[fmt].attributes_apart and level.attrs:
+        conditional.update_document(level.path, FORMATS[fmt].attrs_document,
+                                    lambda found: dict(level.attrs) if found is None else found)
     write_entry(level, fmt, replace=made == "made")
     if made == "maybe":
         adopt(level, gather(level.path))
@@ -499,15 +514,16 @@ def codecs_of(path: PathLike) -> tuple[Codecs | None, tuple[int, ...] | None]:
     (['bytes', 'zstd'], None)
     """
     node = gather(store.normalize(path)).node
-    if node.format == "zarr3" and node.kind == "array":
-        codecs = node.docs["zarr.json"].get("codecs") or []
-        if codecs and codecs[0].get("name") == "sharding_indexed":
-            shards = tuple(node.docs["zarr.json"]["chunk_grid"]["configuration"]["chunk_shape"])
-            return list(codecs[0]["configuration"].get("codecs") or []), shards
-        return list(codecs), None
-    if node.format == "zarr2" and node.kind == "array":
-        return node.docs[FORMATS["zarr2"].array_document].get("compressor"), None
-    raise ValueError(f"{node.path}: is a {node.format} {node.kind}; codecs_of reads zarr arrays")
+    if FORMATS[node.format].ome_version is None or node.kind != "array":
+        raise ValueError(f"{node.path}: is a {node.format} {node.kind}; codecs_of reads zarr arrays")
+    document = node.docs[FORMATS[node.format].array_document]
+    if "codecs" not in document:  # zarr v2: one compressor
+        return document.get("compressor"), None
+    codecs = document.get("codecs") or []
+    if codecs and codecs[0].get("name") == "sharding_indexed":
+        shards = tuple(document["chunk_grid"]["configuration"]["chunk_shape"])
+        return list(codecs[0]["configuration"].get("codecs") or []), shards
+    return list(codecs), None
 
 
 # ---------------------------------------------------------------- writes of voxels
