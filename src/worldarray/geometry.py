@@ -2,20 +2,21 @@
 
 This module is the only place a half voxel is added or removed, the only place the centre rule (a voxel
 is read iff its centre lies in the box) is computed, and the only place that says what "one number" means
-(every axis it stands for) and when two sizes are the same (a relative 1e-6). It also clips a voxel box to
-the data and pads the rest.
+(every axis it stands for) and when two sizes are the same (a relative 1e-6). Clipping a voxel box to the data
+and padding the rest, which takes no voxel size, is ``padding``'s, re-exported here.
 """
 
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Callable, Mapping, Sequence
 from numbers import Real
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeAlias
 
 import numpy as np
+
+from .padding import clip, padded
 
 __all__ = [
     "SNAP_TOLERANCE",
@@ -361,71 +362,6 @@ def on_grid(edge: float, translation: float, voxel_size: float) -> bool:
     """True when ``edge`` lies on a voxel corner or a voxel centre of the grid (within 1e-6 of a voxel)."""
     quotient = (edge - translation) / voxel_size
     return snap_integral(quotient).is_integer() or snap_integral(quotient + 0.5).is_integer()
-
-
-# ---------------------------------------------------------------- clip and pad
-
-
-def clip(begin: Sequence[int], end: Sequence[int], shape: Sequence[int]):
-    """The part of the voxel box ``[begin, end)`` inside ``[0, shape)``, as (low, high), and where it sits in it."""
-    low, high, inner = [], [], []
-    for b, e, n in zip(begin, end, shape, strict=True):
-        lo = min(max(b, 0), n)
-        hi = max(min(e, n), lo)
-        low.append(lo)
-        high.append(hi)
-        inner.append(slice(lo - b, hi - b))
-    return low, high, tuple(inner)
-
-
-def padded(begin: Sequence[int], end: Sequence[int], shape: Sequence[int], fill: Any,
-           fetch: Callable[[Sequence[int], Sequence[int]], np.ndarray], empty: Callable[[], np.dtype],
-           mask: bool = False):
-    """The voxels ``[begin, end)`` of an array of ``shape``: what ``fetch(low, high)`` returns inside, ``fill``
-    outside, or under ``fill == "edge"`` the nearest stored voxel.
-
-    ``empty()`` gives the dtype when nothing is fetched (a box wholly outside: storage is not touched). With
-    ``mask`` a boolean array, True inside the data, is returned as well.
-    """
-    out_shape = tuple(e - b for b, e in zip(begin, end, strict=True))
-    low, high, inner = clip(begin, end, shape)
-    if fill == "edge":
-        data = _edge(begin, end, shape, out_shape, fetch, empty)
-    elif any(map(operator.le, high, low)):  # wholly outside on some axis: storage is not touched
-        data = np.full(out_shape, fill, empty())
-    else:
-        block = fetch(low, high)
-        data = np.full(out_shape, fill, block.dtype)
-        data[inner] = block
-    if not mask:
-        return data
-    valid = np.zeros(out_shape, bool)
-    valid[inner] = True
-    return data, valid
-
-
-def _edge(begin, end, shape, out_shape, fetch, empty) -> np.ndarray:
-    """Each voxel outside takes the value of the nearest stored voxel: the stored part is fetched once (at least one
-    voxel per axis) and copied in, then each axis's edge slab is broadcast outwards, axis by axis, as np.pad does."""
-    if 0 in out_shape:
-        return np.empty(out_shape, empty())
-    if 0 in tuple(shape):
-        raise ValueError(f"padding 'edge' needs stored voxels, and the array's shape is {tuple(shape)}")
-    low = [min(max(b, 0), n - 1) for b, n in zip(begin, shape, strict=True)]
-    high = [max(min(e, n), first + 1) for e, n, first in zip(end, shape, low, strict=True)]
-    block = fetch(low, high)
-    out = np.empty(out_shape, block.dtype)
-    # where the block lands: at its own place, or against the near side when the box misses the data on an axis
-    starts = [min(max(first - b, 0), o - 1) for first, b, o in zip(low, begin, out_shape, strict=True)]
-    stops = [min(s + h - first, o) for s, h, first, o in zip(starts, high, low, out_shape, strict=True)]
-    out[tuple(map(slice, starts, stops))] = block[tuple(slice(0, e - s) for s, e in zip(starts, stops, strict=True))]
-    for axis, (start, stop) in enumerate(zip(starts, stops, strict=True)):
-        before = (slice(None),) * axis
-        if start > 0:
-            out[before + (slice(0, start),)] = out[before + (slice(start, start + 1),)]
-        if stop < out_shape[axis]:
-            out[before + (slice(stop, None),)] = out[before + (slice(stop - 1, stop),)]
-    return out
 
 
 # ---------------------------------------------------------------- boxes
