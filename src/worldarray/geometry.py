@@ -16,6 +16,7 @@ from typing import Any, Protocol, TypeAlias
 
 import numpy as np
 
+from .axes import DEFAULT_AXES, default_axes, spatial_indices
 from .padding import clip, padded
 
 __all__ = [
@@ -58,41 +59,6 @@ SNAP_TOLERANCE = 1e-6
 
 #: Voxel sizes and placements compare as floats with this relative tolerance: 10.48 is not 10.
 RTOL = 1e-6
-
-#: Names given to unnamed axes, the last ``ndim`` of them.
-DEFAULT_AXES = ("t", "c", "z", "y", "x")
-
-_SPATIAL_NAMES = frozenset("zyx")
-_NEVER_SPATIAL = frozenset({"t", "time", "c", "channel"})
-
-
-def default_axes(ndim: int) -> tuple[str, ...]:
-    """Return the names of ``ndim`` unnamed axes: ``("t", "c", "z", "y", "x")[-ndim:]``.
-
-    Beyond five axes the leading ones are called ``d0``, ``d1``, ...
-
-    >>> default_axes(3)
-    ('z', 'y', 'x')
-    """
-    if ndim < 0:
-        raise ValueError(f"ndim is {ndim}; expected a whole number >= 0")
-    extra = max(0, ndim - len(DEFAULT_AXES))
-    named = DEFAULT_AXES[len(DEFAULT_AXES) - min(ndim, len(DEFAULT_AXES)):]
-    return tuple(f"d{i}" for i in range(extra)) + named
-
-
-def spatial_indices(axes: Sequence[str] | None, ndim: int | None = None) -> tuple[int, ...]:
-    """Return the spatial axes: those named z, y or x when any are, else the last three that are not time or channel."""
-    if axes is None:
-        if ndim is None:
-            raise ValueError("spatial_indices needs axes or ndim")
-        return tuple(range(max(0, ndim - 3), ndim))
-    named = tuple(i for i, name in enumerate(axes) if name in _SPATIAL_NAMES)
-    if named:
-        return named
-    candidates = [i for i, name in enumerate(axes) if str(name).lower() not in _NEVER_SPATIAL]
-    return tuple(candidates[-3:])
-
 
 def snap_integral(value: float, tolerance: float = SNAP_TOLERANCE) -> float:
     """Return the nearest whole number when ``value`` is within ``tolerance`` of it, else ``value``."""
