@@ -1,9 +1,10 @@
 """A translation is where the centre of voxel 0 is; the corner is half a voxel below it.
 
-This module is the only place a half voxel is added or removed, the only place the centre rule (a voxel
-is read iff its centre lies in the box) is computed, and the only place that says what "one number" means
-(every axis it stands for) and when two sizes are the same (a relative 1e-6). Clipping a voxel box to the data
-and padding the rest, which takes no voxel size, is ``padding``'s, re-exported here.
+This module is the only place a half voxel is added or removed, the only place the centre rule (a voxel is read iff
+its centre lies in the box) is computed, and the only place that says what "one number" means (every axis it stands
+for) and when two sizes are the same (a relative 1e-6). It owns the sign of a step: only here is a voxel size divided
+by, compared or ordered, or an extent ``[min, max)`` taken from it. Clipping a voxel box to the data and padding the
+rest, which takes no voxel size, is ``padding``'s, re-exported here.
 """
 
 from __future__ import annotations
@@ -237,7 +238,8 @@ def finite_box(label: str, begin: Sequence[Any], end: Sequence[Any]) -> None:
 
 
 def corners(translation: Sequence[float], voxel_size: Sequence[float]) -> tuple[float, ...]:
-    """The lower corner of voxel 0 on every axis given: half a voxel below the centre.
+    """The outer corner of voxel 0 on every axis given, half a voxel below the centre: its lower corner for a
+    positive step, its upper one for a negative step.
 
     >>> corners((2.0, 4.0), (4.0, 8.0))
     (0.0, 0.0)

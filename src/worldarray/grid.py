@@ -79,7 +79,7 @@ class Frame:
 
     @property
     def box(self) -> Box:
-        """The extent on the spatial axes: [corner, corner + shape * voxel_size)."""
+        """The extent on the spatial axes, [min, max): from the corner to corner + shape * voxel_size."""
         shape = [self.meta.shape[i] for i in self.spatial]
         return Box.from_index((0,) * len(shape), shape, self.voxel_size, self.translation)
 
