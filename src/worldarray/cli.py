@@ -26,7 +26,7 @@ from .detect import Node, detect
 from .diagnostics import MetadataWarning
 from .factors import level_placement, level_shape
 from .formats import FORMATS
-from .geometry import isclose
+from .geometry import in_voxels, isclose, voxel_volume
 from .handle import metadata
 from .metadata import ArrayMeta
 from .paths import basename, is_remote, join
@@ -173,13 +173,13 @@ def problems(volume: Volume) -> list[Problem]:
 def _voxel_volume(meta: ArrayMeta) -> float:
     """A level's spatial voxel volume in cubic nanometres where its units are known (as stored where not), to put
     levels stored in different units in order."""
-    volume = 1.0
+    sizes = []
     for i in meta.spatial:
         try:
-            volume *= meta.voxel_size[i] * factor(meta.units[i] or NANOMETER, NANOMETER)
+            sizes.append(meta.voxel_size[i] * factor(meta.units[i] or NANOMETER, NANOMETER))
         except ValueError:
-            volume *= meta.voxel_size[i]
-    return volume
+            sizes.append(meta.voxel_size[i])
+    return voxel_volume(sizes)
 
 
 def _against(name: str, meta: ArrayMeta, below_name: str, below: ArrayMeta) -> list[Problem]:
@@ -188,7 +188,7 @@ def _against(name: str, meta: ArrayMeta, below_name: str, below: ArrayMeta) -> l
         return [Problem(name, f"axes {meta.axes} in units {meta.units} differ from {below_name}'s {below.axes} in "
                               f"{below.units}")]
     spatial = meta.spatial
-    ratios = [meta.voxel_size[i] / below.voxel_size[i] for i in spatial]
+    ratios = [in_voxels(meta.voxel_size[i], below.voxel_size[i]) for i in spatial]  # < 0 when the steps disagree
     factors = tuple(max(1, round(r)) for r in ratios)
     out = []
     if not all(isclose(r, f) for r, f in zip(ratios, factors, strict=True)):
@@ -211,7 +211,7 @@ def _placement(name: str, meta: ArrayMeta, below_name: str, below: ArrayMeta,
     sizes = [below.voxel_size[i] for i in spatial]
     shifts = [below.translation[i] for i in spatial]
     _, expected = level_placement(sizes, shifts, factors)
-    off = [(meta.translation[i] - e) / meta.voxel_size[i] for i, e in zip(spatial, expected, strict=True)]
+    off = [in_voxels(meta.translation[i] - e, meta.voxel_size[i]) for i, e in zip(spatial, expected, strict=True)]
     if all(abs(d) <= VOXEL_TOLERANCE for d in off):
         return []
     origins = [d * f for d, f in zip(off, factors, strict=True)]  # the shift in voxels of the level below

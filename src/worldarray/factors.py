@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .geometry import RTOL, ceil_snapped, centres, corners, floats, over_axes, per_axis
+from .geometry import ceil_snapped, centres, corners, floats, magnitudes, no_coarser, over_axes, per_axis
 from .metadata import ArrayMeta
 
 __all__ = ["level_placement", "level_shape", "derived_level", "level_factors"]
@@ -119,8 +119,8 @@ def level_factors(voxel_size: Sequence[float], ratio: float = 1.5, max_levels: i
     while max_levels is None or len(out) < max_levels:
         if current is not None and (goal is not None and all(n <= g for n, g in zip(current, goal, strict=True))):
             break
-        smallest = min(sizes)
-        factors = tuple(2 if s <= smallest * ratio * (1 + RTOL) else 1 for s in sizes)
+        smallest = min(magnitudes(sizes))
+        factors = tuple(2 if no_coarser((s,), (smallest * ratio,)) else 1 for s in sizes)
         if current is not None:
             shrunk = list(level_shape(current, factors))
             if shrunk == current:

@@ -1,21 +1,24 @@
 """A translation is where the centre of voxel 0 is; the corner is half a voxel below it.
 
-This module is the only place a half voxel is added or removed, the only place the centre rule (a voxel
-is read iff its centre lies in the box) is computed, and the only place that says what "one number" means
-(every axis it stands for) and when two sizes are the same (a relative 1e-6). It also clips a voxel box to
-the data and pads the rest.
+This module is the only place a half voxel is added or removed, the only place the centre rule (a voxel is read iff
+its centre lies in the box) is computed, and the only place that says what "one number" means (every axis it stands
+for) and when two sizes are the same (a relative 1e-6). It owns the sign of a step: only here is a voxel size divided
+by, compared or ordered, or an extent ``[min, max)`` taken from it. Clipping a voxel box to the data and padding the
+rest, which takes no voxel size, is ``padding``'s, re-exported here.
 """
 
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Callable, Mapping, Sequence
 from numbers import Real
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeAlias
 
 import numpy as np
+
+from .axes import DEFAULT_AXES, default_axes, spatial_indices
+from .padding import clip, padded
 
 __all__ = [
     "SNAP_TOLERANCE",
@@ -39,6 +42,16 @@ __all__ = [
     "centre_to_corner",
     "centre_rule",
     "index_range",
+    "voxel_extent",
+    "in_voxels",
+    "holding",
+    "inside",
+    "target_span",
+    "directed",
+    "magnitudes",
+    "size_ratio",
+    "no_coarser",
+    "voxel_volume",
     "index_bounds",
     "finite_box",
     "ceil_snapped",
@@ -57,41 +70,6 @@ SNAP_TOLERANCE = 1e-6
 
 #: Voxel sizes and placements compare as floats with this relative tolerance: 10.48 is not 10.
 RTOL = 1e-6
-
-#: Names given to unnamed axes, the last ``ndim`` of them.
-DEFAULT_AXES = ("t", "c", "z", "y", "x")
-
-_SPATIAL_NAMES = frozenset("zyx")
-_NEVER_SPATIAL = frozenset({"t", "time", "c", "channel"})
-
-
-def default_axes(ndim: int) -> tuple[str, ...]:
-    """Return the names of ``ndim`` unnamed axes: ``("t", "c", "z", "y", "x")[-ndim:]``.
-
-    Beyond five axes the leading ones are called ``d0``, ``d1``, ...
-
-    >>> default_axes(3)
-    ('z', 'y', 'x')
-    """
-    if ndim < 0:
-        raise ValueError(f"ndim is {ndim}; expected a whole number >= 0")
-    extra = max(0, ndim - len(DEFAULT_AXES))
-    named = DEFAULT_AXES[len(DEFAULT_AXES) - min(ndim, len(DEFAULT_AXES)):]
-    return tuple(f"d{i}" for i in range(extra)) + named
-
-
-def spatial_indices(axes: Sequence[str] | None, ndim: int | None = None) -> tuple[int, ...]:
-    """Return the spatial axes: those named z, y or x when any are, else the last three that are not time or channel."""
-    if axes is None:
-        if ndim is None:
-            raise ValueError("spatial_indices needs axes or ndim")
-        return tuple(range(max(0, ndim - 3), ndim))
-    named = tuple(i for i, name in enumerate(axes) if name in _SPATIAL_NAMES)
-    if named:
-        return named
-    candidates = [i for i, name in enumerate(axes) if str(name).lower() not in _NEVER_SPATIAL]
-    return tuple(candidates[-3:])
-
 
 def snap_integral(value: float, tolerance: float = SNAP_TOLERANCE) -> float:
     """Return the nearest whole number when ``value`` is within ``tolerance`` of it, else ``value``."""
@@ -260,7 +238,8 @@ def finite_box(label: str, begin: Sequence[Any], end: Sequence[Any]) -> None:
 
 
 def corners(translation: Sequence[float], voxel_size: Sequence[float]) -> tuple[float, ...]:
-    """The lower corner of voxel 0 on every axis given: half a voxel below the centre.
+    """The outer corner of voxel 0 on every axis given, half a voxel below the centre: its lower corner for a
+    positive step, its upper one for a negative step.
 
     >>> corners((2.0, 4.0), (4.0, 8.0))
     (0.0, 0.0)
@@ -321,19 +300,29 @@ def centre_rule(begin: Sequence[float], end: Sequence[float],
     """The voxels ``[i0, i1)`` per axis whose centres lie in ``[begin, end)`` on a grid of (translation, voxel size).
 
     ``i0 = ceil((begin - t) / s)`` and ``i1 = ceil((end - t) / s)``, each quotient snapped to a whole number when
-    within 1e-6 of one. Unchecked: the read path's one computation of the rule (see ``index_range``).
+    within 1e-6 of one; a negative ``s`` counts down from ``end`` (``_counted``). Unchecked: the read path's one
+    computation of the rule (see ``index_range``).
     """
     first, last = [], []
     try:
         for b, e, (t, s) in zip(begin, end, grid, strict=True):
             if e < b:
                 raise ValueError(f"box begin {tuple(begin)} is after its end {tuple(end)}")
-            first.append(math.ceil((b - t) / s - SNAP_TOLERANCE))
-            last.append(math.ceil((e - t) / s - SNAP_TOLERANCE))
+            i0, i1 = _counted(b, e, t, s)
+            first.append(i0)
+            last.append(i1)
     except (TypeError, OverflowError, ValueError):
         finite_box("box", begin, end)  # names a NaN, an inf or a string; else the error was another one
         raise
     return tuple(first), tuple(last)
+
+
+def _counted(b: float, e: float, t: float, s: float) -> tuple[int, int]:
+    """The voxels [i0, i1) of one axis whose centres ``t + i s`` lie in [b, e), whatever the sign of ``s``."""
+    if s > 0:
+        return math.ceil((b - t) / s - SNAP_TOLERANCE), math.ceil((e - t) / s - SNAP_TOLERANCE)
+    # t + i s >= b and t + i s < e, divided by s < 0: (e - t) / s < i <= (b - t) / s, the quotients snapped alike
+    return math.floor((e - t) / s + SNAP_TOLERANCE) + 1, math.floor((b - t) / s + SNAP_TOLERANCE) + 1
 
 
 def index_range(begin, end, voxel_size, translation) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -359,73 +348,89 @@ def index_range(begin, end, voxel_size, translation) -> tuple[tuple[int, ...], t
 
 def on_grid(edge: float, translation: float, voxel_size: float) -> bool:
     """True when ``edge`` lies on a voxel corner or a voxel centre of the grid (within 1e-6 of a voxel)."""
-    quotient = (edge - translation) / voxel_size
+    quotient = in_voxels(edge - translation, voxel_size)
     return snap_integral(quotient).is_integer() or snap_integral(quotient + 0.5).is_integer()
 
 
-# ---------------------------------------------------------------- clip and pad
+# ---------------------------------------------------------------- the sign of a step
 
 
-def clip(begin: Sequence[int], end: Sequence[int], shape: Sequence[int]):
-    """The part of the voxel box ``[begin, end)`` inside ``[0, shape)``, as (low, high), and where it sits in it."""
-    low, high, inner = [], [], []
-    for b, e, n in zip(begin, end, shape, strict=True):
-        lo = min(max(b, 0), n)
-        hi = max(min(e, n), lo)
-        low.append(lo)
-        high.append(hi)
-        inner.append(slice(lo - b, hi - b))
-    return low, high, tuple(inner)
+def voxel_extent(corner: float, voxel_size: float, begin: float, end: float) -> tuple[float, float]:
+    """The world extent [min, max) of voxels [begin, end) on an axis whose voxel 0 has its outer edge at ``corner``,
+    whatever the sign of ``voxel_size`` (a negative one counts down, as a north-up raster's rows do).
 
-
-def padded(begin: Sequence[int], end: Sequence[int], shape: Sequence[int], fill: Any,
-           fetch: Callable[[Sequence[int], Sequence[int]], np.ndarray], empty: Callable[[], np.dtype],
-           mask: bool = False):
-    """The voxels ``[begin, end)`` of an array of ``shape``: what ``fetch(low, high)`` returns inside, ``fill``
-    outside, or under ``fill == "edge"`` the nearest stored voxel.
-
-    ``empty()`` gives the dtype when nothing is fetched (a box wholly outside: storage is not touched). With
-    ``mask`` a boolean array, True inside the data, is returned as well.
+    >>> voxel_extent(0.0, 4.0, 1, 3), voxel_extent(0.0, -4.0, 1, 3)
+    ((4.0, 12.0), (-12.0, -4.0))
     """
-    out_shape = tuple(e - b for b, e in zip(begin, end, strict=True))
-    low, high, inner = clip(begin, end, shape)
-    if fill == "edge":
-        data = _edge(begin, end, shape, out_shape, fetch, empty)
-    elif any(map(operator.le, high, low)):  # wholly outside on some axis: storage is not touched
-        data = np.full(out_shape, fill, empty())
-    else:
-        block = fetch(low, high)
-        data = np.full(out_shape, fill, block.dtype)
-        data[inner] = block
-    if not mask:
-        return data
-    valid = np.zeros(out_shape, bool)
-    valid[inner] = True
-    return data, valid
+    first, last = corner + begin * voxel_size, corner + end * voxel_size
+    return (first, last) if voxel_size > 0 else (last, first)
 
 
-def _edge(begin, end, shape, out_shape, fetch, empty) -> np.ndarray:
-    """Each voxel outside takes the value of the nearest stored voxel: the stored part is fetched once (at least one
-    voxel per axis) and copied in, then each axis's edge slab is broadcast outwards, axis by axis, as np.pad does."""
-    if 0 in out_shape:
-        return np.empty(out_shape, empty())
-    if 0 in tuple(shape):
-        raise ValueError(f"padding 'edge' needs stored voxels, and the array's shape is {tuple(shape)}")
-    low = [min(max(b, 0), n - 1) for b, n in zip(begin, shape, strict=True)]
-    high = [max(min(e, n), first + 1) for e, n, first in zip(end, shape, low, strict=True)]
-    block = fetch(low, high)
-    out = np.empty(out_shape, block.dtype)
-    # where the block lands: at its own place, or against the near side when the box misses the data on an axis
-    starts = [min(max(first - b, 0), o - 1) for first, b, o in zip(low, begin, out_shape, strict=True)]
-    stops = [min(s + h - first, o) for s, h, first, o in zip(starts, high, low, out_shape, strict=True)]
-    out[tuple(map(slice, starts, stops))] = block[tuple(slice(0, e - s) for s, e in zip(starts, stops, strict=True))]
-    for axis, (start, stop) in enumerate(zip(starts, stops, strict=True)):
-        before = (slice(None),) * axis
-        if start > 0:
-            out[before + (slice(0, start),)] = out[before + (slice(start, start + 1),)]
-        if stop < out_shape[axis]:
-            out[before + (slice(stop, None),)] = out[before + (slice(stop - 1, stop),)]
-    return out
+def in_voxels(distance: Any, voxel_size: Any) -> Any:
+    """A world distance counted in voxels along the index direction: ``distance / voxel_size``, negative when it
+    runs against the steps."""
+    return distance / voxel_size
+
+
+def holding(position: np.ndarray, voxel_size: float) -> np.ndarray:
+    """The voxel whose world extent [min, max) holds each position, positions counted in voxels from the outer edge
+    of voxel 0 along the index direction and snapped within 1e-6: a position on a boundary belongs to the voxel
+    above it in the world, which is the higher index for a positive step and the lower one for a negative step."""
+    if voxel_size > 0:
+        return np.floor(position + SNAP_TOLERANCE).astype(np.int64)
+    return (np.ceil(position - SNAP_TOLERANCE) - 1).astype(np.int64)
+
+
+def inside(position: np.ndarray, n: int, voxel_size: float) -> np.ndarray:
+    """Whether each position (in voxels from the outer edge of voxel 0, as ``holding`` takes it) lies in the world
+    extent [min, max) of ``n`` voxels."""
+    if voxel_size > 0:
+        return (position >= 0) & (position < n)
+    return (position > 0) & (position <= n)
+
+
+def target_span(n: int, voxel_size: float, corner: float, target: float, anchor: float) -> tuple[int, int]:
+    """The voxels [k0, k1) of a target grid (step ``target``, a voxel's outer edge at ``anchor``) whose extents meet
+    the extent of ``n`` source voxels (step ``voxel_size``, voxel 0's outer edge at ``corner``), either step of
+    either sign; each quotient snapped within 1e-6 first.
+
+    >>> target_span(8, 4.0, 0.0, 8.0, 0.0), target_span(8, -4.0, 0.0, -8.0, 0.0)
+    ((0, 4), (0, 4))
+    """
+    near = snap_integral(in_voxels(corner - anchor, target))
+    far = snap_integral(in_voxels(corner + n * voxel_size - anchor, target))
+    first = math.floor(min(near, far))
+    return first, max(first, math.ceil(max(near, far)))
+
+
+def directed(sizes: Sequence[float], like: Sequence[float]) -> tuple[float, ...]:
+    """Voxel sizes asked for by magnitude, each pointed the way ``like``'s step on its axis goes: a resample target
+    or a relabel keeps the source's direction.
+
+    >>> directed((8.0, 8.0), (4.0, -4.0))
+    (8.0, -8.0)
+    """
+    return tuple(math.copysign(float(s), w) for s, w in zip(sizes, like, strict=True))
+
+
+def magnitudes(sizes: Any) -> tuple[float, ...]:
+    """Voxel sizes without their direction: what level choice compares and orders."""
+    return tuple(abs(float(s)) for s in sizes)
+
+
+def size_ratio(size: float, other: float) -> float:
+    """How many times ``other`` one voxel size is, by magnitude: ``|size| / |other|``."""
+    return abs(size) / abs(other)
+
+
+def no_coarser(sizes: Sequence[float], target: Sequence[float], rtol: float = RTOL) -> bool:
+    """True when no size is coarser than ``target``'s on its axis (within a relative ``rtol``), by magnitude."""
+    return all(abs(s) <= abs(t) * (1 + rtol) for s, t in zip(sizes, target, strict=True))
+
+
+def voxel_volume(sizes: Any) -> float:
+    """The product of the sizes' magnitudes: a voxel's volume, which orders levels whatever their directions."""
+    return math.prod(abs(s) for s in sizes)
 
 
 # ---------------------------------------------------------------- boxes
@@ -514,7 +519,8 @@ class Box:
         rounding = _SNAP_MODES.get(mode)
         if rounding is None:
             raise ValueError(f"snap mode is {mode!r}; expected one of {tuple(_SNAP_MODES)}")
-        size = per_axis(voxel_size, self.ndim, "voxel_size", finite=False)
+        # the corners of a grid are the same whichever way its steps go, so it is snapped to by magnitude
+        size = magnitudes(per_axis(voxel_size, self.ndim, "voxel_size", finite=False))
         corner = corners(per_axis(translation, self.ndim, "translation", finite=False), size)
         low, high = rounding
         begin = tuple(c + low(snap_integral((b - c) / s)) * s for b, c, s in zip(self.begin, corner, size, strict=True))
@@ -528,12 +534,12 @@ class Box:
 
     @classmethod
     def from_index(cls, begin, end, voxel_size, translation) -> Box:
-        """The world box of voxels [begin, end): from voxel begin's lower corner to voxel end's."""
+        """The world box of voxels [begin, end): from voxel begin's outer corner to voxel end's, as [min, max)."""
         ndim = len(tuple(begin))
         size = per_axis(voxel_size, ndim, "voxel_size", finite=False)
         corner = corners(per_axis(translation, ndim, "translation", finite=False), size)
-        return cls(tuple(c + b * s for c, b, s in zip(corner, begin, size, strict=True)),
-                   tuple(c + e * s for c, e, s in zip(corner, end, size, strict=True)))
+        extents = [voxel_extent(c, s, b, e) for c, s, b, e in zip(corner, size, begin, end, strict=True)]
+        return cls(tuple(low for low, _ in extents), tuple(high for _, high in extents))
 
     def __repr__(self) -> str:
         return "Box({" + ", ".join(f"[{b:g}, {e:g})" for b, e in zip(self.begin, self.end, strict=True)) + "})"

@@ -20,8 +20,9 @@ import numpy as np
 from .fields import Placement
 from .formats import FORMATS
 from .blocks import Blocks, blocks, whole_numbers
-from .geometry import (Box, SizesOrNone, as_box, centre_of, centre_rule, centres, corners, default_axes, index_bounds,
-                       on_grid, one_number, over_axes, per_axis, same, sizes_or_none, snap_integral, spatial_indices)
+from .geometry import (Box, SizesOrNone, as_box, centre_of, centre_rule, centres, corners, default_axes, directed,
+                       in_voxels, index_bounds, on_grid, one_number, over_axes, per_axis, same, size_ratio,
+                       sizes_or_none, snap_integral, spatial_indices, voxel_extent)
 from .metadata import ArrayMeta
 from .ome_write import axis_units
 from .resample import plan_read, target_extent
@@ -79,7 +80,7 @@ class Frame:
 
     @property
     def box(self) -> Box:
-        """The extent on the spatial axes: [corner, corner + shape * voxel_size)."""
+        """The extent on the spatial axes, [min, max): from the corner to corner + shape * voxel_size."""
         shape = [self.meta.shape[i] for i in self.spatial]
         return Box.from_index((0,) * len(shape), shape, self.voxel_size, self.translation)
 
@@ -243,7 +244,7 @@ def base_rescale(first: ArrayMeta | Any, base_voxel_size: Sequence[float]) -> tu
     if len(base_voxel_size) != len(spatial):
         raise ValueError(f"base_voxel_size is {tuple(base_voxel_size)}; expected {len(spatial)} entries, one per "
                          "spatial axis")
-    return tuple(b / first.voxel_size[i] for b, i in zip(base_voxel_size, spatial, strict=True))
+    return tuple(size_ratio(b, first.voxel_size[i]) for b, i in zip(base_voxel_size, spatial, strict=True))
 
 
 def spatial_placement(placement: Placement, units: UnitsArgument, rescale: Sequence[float] | None = None,
@@ -287,6 +288,7 @@ def resample_target(grid: ArrayMeta, target: Sequence[float], anchor: float | Se
     at ``anchor``."""
     corner = anchor_of(anchor, grid)
     source = corners(grid.translation, grid.voxel_size)
+    target = directed(target, [grid.voxel_size[i] for i in grid.spatial])  # the target keeps the source's direction
     shape, sizes, shifts = list(grid.shape), list(grid.voxel_size), list(grid.translation)
     for k, i in enumerate(grid.spatial):
         first, last = target_extent(grid.shape[i], grid.voxel_size[i], source[i], target[k], corner[k])
@@ -298,7 +300,7 @@ def _relabelled(grid: ArrayMeta, target: Sequence[float]) -> ArrayMeta:
     """Voxel i stays voxel i; every world quantity on a spatial axis scales by the ratio of the sizes."""
     sizes, shifts = list(grid.voxel_size), list(grid.translation)
     for k, i in enumerate(grid.spatial):
-        ratio = target[k] / sizes[i]
+        ratio = size_ratio(target[k], sizes[i])
         sizes[i], shifts[i] = target[k], shifts[i] * ratio
     return dataclasses.replace(grid, voxel_size=tuple(sizes), translation=tuple(shifts))
 
@@ -317,7 +319,7 @@ def _own_where_none(wanted: Sequence[float | None], grid: ArrayMeta, anchor: Seq
     for k, size in enumerate(wanted):
         if size is not None:
             continue
-        if anchor is not None and not snap_integral((anchor[k] - own[k]) / sizes[k]).is_integer():
+        if anchor is not None and not snap_integral(in_voxels(anchor[k] - own[k], sizes[k])).is_integer():
             axis = grid.axes[grid.spatial[k]]
             raise ValueError(f"anchor is {tuple(anchor)}; on axis {axis}, where voxel_size is None, it must lie on the "
                              f"source grid (a voxel corner, {own[k]:g} + i * {sizes[k]:g}), and {anchor[k]:g} does not")
@@ -338,6 +340,7 @@ def target_grid(frame: Frame, voxel_size: Any, anchor: Any) -> Target | None:
             sizes, corner = _own_where_none(wanted, frame.meta, corner, anchor_of(None, frame.source))
         else:
             sizes = cast(tuple[float, ...], wanted)
+        sizes = directed(sizes, frame.voxel_size)  # sizes asked for by magnitude, the handle's direction kept
         if not same(sizes, frame.voxel_size):
             return sizes, corner or anchor_of(None, frame.source)
     if frame.resampled:
@@ -354,7 +357,7 @@ def unit_slip(frame: Frame, sizes: Sequence[float], have: Sequence[float] | None
     power of 1000 (not 1) times it on every spatial axis, or ``FAR_COARSER`` times it or more on every spatial axis;
     else None. The warning names both sizes, their unit and the unit that would make sense of ``sizes``."""
     have = frame.voxel_size if have is None else tuple(have)
-    ratios = [abs(size / own) for size, own in zip(sizes, have, strict=True)]
+    ratios = [size_ratio(size, own) for size, own in zip(sizes, have, strict=True)]
     unit = frame.meta.units[frame.spatial[0]] or NANOMETER
     powers = [round(math.log(r, 1000)) for r in ratios]
     if len(set(powers)) == 1 and powers[0] != 0 and all(abs(r / 1000.0**p - 1) <= 0.1
@@ -378,7 +381,7 @@ def _meant_unit(sizes: Sequence[float], have: Sequence[float], unit: str) -> str
     best, distance = None, math.inf
     for name in LENGTH_UNITS:
         scale = factor(name, unit)
-        gap = sum(abs(math.log(abs(s * scale / h))) for s, h in zip(sizes, have, strict=True))
+        gap = sum(abs(math.log(size_ratio(s * scale, h))) for s, h in zip(sizes, have, strict=True))
         if gap < distance and factor(name, unit) != 1.0:
             best, distance = name, gap
     return best
@@ -424,6 +427,7 @@ def frame_of(source: ArrayMeta, voxel_size: SizesOrNone | None, policy: str, anc
             target, anchor = _own_where_none(wanted, source, given, anchor_of(None, source))
         else:
             target = cast(tuple[float, ...], wanted)
+        target = directed(target, have)  # sizes asked for by magnitude, the level's direction kept
         if not same(have, target) and policy != "keep":
             if policy == "resample":
                 grid, resampled = resample_target(source, target, anchor), True
@@ -584,9 +588,9 @@ def onto(frame: Frame, grid: Grid, begin: Sequence[int] | None, end: Sequence[in
     corner = corners(tuple(shifts_[i] for i in grid.spatial), sizes)
     if not same(sizes, tuple(frame.source.voxel_size[i] for i in frame.spatial)):
         return first, last, (sizes, corner)
-    starts = [c + b * s for c, b, s in zip(corner, first, sizes, strict=True)]  # the corner of grid voxel `begin`
+    extents = [voxel_extent(c, s, b, b + 1) for c, s, b in zip(corner, sizes, first, strict=True)]  # grid voxel begin
     stored = tuple(zip((frame.source.translation[i] for i in frame.spatial), sizes, strict=True))
-    at, _ = centre_rule(starts, starts, stored)
+    at, _ = centre_rule([low for low, _ in extents], [high for _, high in extents], stored)
     return at, tuple(a + e - b for a, b, e in zip(at, first, last, strict=True)), None
 
 

@@ -18,7 +18,8 @@ from typing import Any, TypeAlias
 from .diagnostics import warn
 from .fields import Document, Placement, Source
 from .formats import FORMATS
-from .geometry import RTOL, SizesOrNone, default_axes, isclose, one_number, same, sizes_or_none, spatial_indices
+from .geometry import (SizesOrNone, default_axes, isclose, magnitudes, no_coarser, one_number, same, size_ratio,
+                       sizes_or_none, spatial_indices, voxel_volume)
 from .metadata import ArrayMeta, level_placements
 from .nodes import Gathered, Node, scale_key_of
 from .ome import dataset_scale, first_listing, walk
@@ -134,11 +135,11 @@ def _nearest(entries, target):
     """The entry closest to ``target`` on a log scale summed over axes; distances equal within ``RTOL`` (float
     rounding of the logs) are a tie, which the finer level wins."""
     def distance(entry) -> float:
-        return sum(abs(math.log(s / t)) for s, t in zip(entry[1], target, strict=True))
+        return sum(abs(math.log(size_ratio(s, t))) for s, t in zip(entry[1], target, strict=True))
 
     best = min(distance(entry) for entry in entries)
     tied = [entry for entry in entries if isclose(distance(entry), best)]
-    return _first_like(tied, min(tied, key=lambda entry: math.prod(entry[1])))
+    return _first_like(tied, min(tied, key=lambda entry: voxel_volume(entry[1])))
 
 
 def _chosen(entries, target, mode: str, asked: tuple, listing: Callable[[], str]):
@@ -151,9 +152,9 @@ def _chosen(entries, target, mode: str, asked: tuple, listing: Callable[[], str]
         raise ValueError(f"no level has voxel size {asked}; the levels are {listing()}")
     if mode == "nearest":
         return _nearest(entries, target)
-    finer = [entry for entry in entries if all(s <= t * (1 + RTOL) for s, t in zip(entry[1], target, strict=True))]
+    finer = [entry for entry in entries if no_coarser(entry[1], target)]
     if finer:
-        return _first_like(finer, max(finer, key=lambda entry: math.prod(entry[1])))
+        return _first_like(finer, max(finer, key=lambda entry: voxel_volume(entry[1])))
     if mode == "finer":
         raise ValueError(f"every level is coarser than voxel size {asked} on some axis; "
                          f"the levels are {listing()}")
@@ -186,7 +187,8 @@ def select_level(levels: Sequence[Any], voxel_size: SizesOrNone, mode: str = "fl
         if len(sizes) != len(wanted):
             raise ValueError(f"voxel_size {wanted} has {len(wanted)} entries; level {_name_of(item)} has {sizes}")
     axes = [k for k, size in enumerate(wanted) if size is not None]
-    compared = [(index, tuple(sizes[k] for k in axes)) for index, (_, sizes) in enumerate(entries)]
+    # the direction of a step is no part of the choice: a north-up level at -8 is a level at 8
+    compared = [(index, magnitudes(sizes[k] for k in axes)) for index, (_, sizes) in enumerate(entries)]
     target = tuple(size for size in wanted if size is not None)
     index, _ = _chosen(compared, target, mode, wanted, lambda: _listing(entries))
     return entries[index][0]

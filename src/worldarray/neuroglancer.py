@@ -69,7 +69,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Protocol
 
 from . import paths, units
-from .geometry import centre_of, centre_to_corner, centres, corners, isclose, same
+from .geometry import centre_of, centre_to_corner, centres, corners, in_voxels, isclose, same
 from .formats import FORMATS
 from .metadata import ArrayMeta
 from .n5 import level_position, n5_group_factors
@@ -385,7 +385,7 @@ def _agrees(vol: Shown, reading: Reading, placed: Placed) -> bool:
         stated = dim.corner
         if dim.centred and dim.axis not in vol.meta.spatial:
             stated = centres((dim.corner,), (dim.size,))[0]
-        if not (isclose(size, dim.size) and isclose(start / size, stated / dim.size)):
+        if not (isclose(size, dim.size) and isclose(in_voxels(start, size), in_voxels(stated, dim.size))):
             return False
     return True
 
@@ -451,14 +451,14 @@ def _outputs(vol: Shown, reading: Reading, placed: Placed) -> list[Output]:
         suffix = "'" if dim.axis in pins else reading.channel_suffix
         name = _name(axis, local, suffix, [o.name for o in found])
         size = placed.voxel_size[dim.axis]
-        found.append(Output(name, size * into, unit, placed.start[dim.axis] / size))
+        found.append(Output(name, size * into, unit, in_voxels(placed.start[dim.axis], size)))
     return found
 
 
 def _shown(vol: Shown, reading: Reading, placed: Placed, agrees: bool) -> list[Output]:
     """The layer's output dimensions: Neuroglancer's own when it reads the store alike, else a transform's."""
     if agrees:
-        return [Output(d.name, d.size, d.unit, d.corner / d.size) for d in reading.dims]
+        return [Output(d.name, d.size, d.unit, in_voxels(d.corner, d.size)) for d in reading.dims]
     return _outputs(vol, reading, placed)
 
 
@@ -483,8 +483,8 @@ def _transform(outputs: Sequence[Output], reading: Reading) -> dict[str, Any]:
     matrix = [[0.0] * (rank + 1) for _ in range(rank)]
     for k, (dim, out) in enumerate(zip(reading.dims, outputs, strict=True)):
         held = out.scale * SHORT_UNITS[out.unit][0]  # the output scale as Neuroglancer holds it: metres or seconds
-        matrix[k][k] = held / dim.size
-        matrix[k][rank] = out.start - dim.corner / dim.size
+        matrix[k][k] = in_voxels(held, dim.size)
+        matrix[k][rank] = out.start - in_voxels(dim.corner, dim.size)
     return {"outputDimensions": {o.name: [o.scale, o.unit] for o in outputs}, "matrix": matrix}
 
 

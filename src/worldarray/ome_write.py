@@ -16,7 +16,7 @@ from typing import Any
 from . import units as unit_table
 from .diagnostics import warn
 from .formats import FORMATS, WRITTEN
-from .geometry import floats, spatial_indices, spread
+from .geometry import floats, spatial_indices, spread, voxel_volume
 from .ome import compose, dataset_path, dataset_scale, multiscales_of, walk
 
 __all__ = ["OME_VERSIONS", "AXIS_TYPES", "ome_multiscales", "axis_units", "version_of", "with_entry", "listed_axes",
@@ -235,7 +235,7 @@ def _container(merged: dict, fmt: str) -> dict:
 
 def _scale_of(dataset) -> float:
     scale = dataset_scale(dataset)
-    return math.prod(float(v) for v in scale or [1.0]) if scale is not None else math.inf
+    return voxel_volume(float(v) for v in scale or [1.0]) if scale is not None else math.inf
 
 
 def _under_multiscale_transforms(multiscale, voxel_size, translation):

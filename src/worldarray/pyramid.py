@@ -9,7 +9,6 @@ from factors); the documents and the array are ``write``'s.
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, overload
@@ -24,6 +23,7 @@ from .diagnostics import quiet
 from .fields import Placement
 from .formats import FORMATS
 from .factors import derived_level
+from .geometry import voxel_volume
 from .grid import Grid, spatial_placement
 from .arguments import context_or_none, flag, mapping_or_none, one_of, retries_or_none
 from .handle import MODES, PathLike, Sizes, SizesOrNone
@@ -290,7 +290,7 @@ class Pyramid:
         the group (and the groups below it that list levels, on a local disk) when it lists none."""
         if not self.names:
             raise self._no_levels()
-        return min(zip(self.names, self.voxel_sizes(), strict=True), key=lambda level: math.prod(level[1]))[0]
+        return min(zip(self.names, self.voxel_sizes(), strict=True), key=lambda level: voxel_volume(level[1]))[0]
 
     def _no_levels(self) -> ValueError:
         below = _listing_groups_below(self.path)

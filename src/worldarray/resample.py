@@ -1,8 +1,8 @@
 """A target voxel's value depends only on its index and the source: never on where a read starts or ends.
 
 Target voxel j of a grid anchored at corner A with voxel size t is centred at A + (j + 1/2) t.
-"nearest" takes the source voxel whose half-open extent holds that centre (a centre on a boundary
-belongs to the upper voxel); "linear" takes the mean of the source block a whole factor >= 2 covers
+"nearest" takes the source voxel whose extent [min, max) holds that centre (a centre on a boundary
+belongs to the voxel above it); "linear" takes the mean of the source block a whole factor >= 2 covers
 when the grids align, else interpolates between the two nearest source centres with the border
 repeated. An axis on the source grid itself (the same voxel size, anchored on a source voxel
 corner) is read as stored under either method. Each spatial axis is planned on its own
@@ -12,14 +12,13 @@ corner) is read as stored under either method. Each spatial axis is planned on i
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .geometry import SNAP_TOLERANCE, centre_of, corners, snap_integral
+from .geometry import centre_of, corners, holding, in_voxels, inside, snap_integral, target_span
 
 __all__ = ["METHODS", "AxisPlan", "plan_axis", "plan_identity", "plan_read", "apply", "read", "target_extent",
            "output_dtype"]
@@ -57,11 +56,9 @@ class AxisPlan:
 
 
 def target_extent(n: int, size: float, corner: float, target: float, anchor: float) -> tuple[int, int]:
-    """The target voxels [k0, k1) on the grid anchored at ``anchor`` whose extents meet the data's
-    [corner, corner + n size)."""
-    first = math.floor(snap_integral((corner - anchor) / target))
-    last = math.ceil(snap_integral((corner + n * size - anchor) / target))
-    return first, max(first, last)
+    """The target voxels [k0, k1) on the grid anchored at ``anchor`` whose extents meet the data's extent, from
+    ``corner`` n voxels of ``size`` along (``geometry.target_span``: either sign of step)."""
+    return target_span(n, size, corner, target, anchor)
 
 
 def plan_axis(j0: int, j1: int, n: int, size: float, corner: float, target: float, anchor: float,
@@ -70,8 +67,8 @@ def plan_axis(j0: int, j1: int, n: int, size: float, corner: float, target: floa
     if method not in METHODS:
         raise ValueError(f"method is {method!r}; expected one of {METHODS}")
     j = np.arange(j0, j1)
-    ratio = target / size
-    offset = (anchor - corner) / size  # where the target grid starts, in source voxels from the source corner
+    ratio = in_voxels(target, size)
+    offset = in_voxels(anchor - corner, size)  # where the target grid starts, in source voxels from the source corner
     whole = snap_integral(ratio)
     aligned = snap_integral(offset)
     if whole == 1 and float(aligned).is_integer():  # the source grid itself: its voxels, under either method
@@ -80,13 +77,12 @@ def plan_axis(j0: int, j1: int, n: int, size: float, corner: float, target: floa
         return _plan_mean(j, n, int(whole), int(aligned), edge)
     centres = centre_of(offset, ratio, j)  # target centres, in source voxels from the source corner
     if method == "nearest":
-        return _plan_nearest(centres, n, edge)
-    return _plan_interp(centres, n)
+        return _plan_nearest(centres, n, size, edge)
+    return _plan_interp(centres, n, size)
 
 
-def _plan_nearest(centres: np.ndarray, n: int, edge: bool) -> AxisPlan:
-    index = np.floor(centres + SNAP_TOLERANCE).astype(np.int64)
-    return _plan_take(index, n, edge)
+def _plan_nearest(centres: np.ndarray, n: int, size: float, edge: bool) -> AxisPlan:
+    return _plan_take(holding(centres, size), n, edge)
 
 
 def plan_identity(begin: int, end: int, n: int, edge: bool) -> AxisPlan:
@@ -125,9 +121,9 @@ def _plan_mean(j: np.ndarray, n: int, factor: int, aligned: int, edge: bool) -> 
     return AxisPlan(lo, hi, 1, "mean", inverse, _NONE, firsts - lo, counts, valid)
 
 
-def _plan_interp(centres: np.ndarray, n: int) -> AxisPlan:
+def _plan_interp(centres: np.ndarray, n: int, size: float) -> AxisPlan:
     position = centres - 0.5  # in source index units: source voxel i is centred at i
-    valid = (centres >= 0) & (centres < n)
+    valid = inside(centres, n, size)
     if n == 0 or len(centres) == 0:
         return AxisPlan(0, 0, 1, "interp", np.zeros(len(centres), np.int64), np.zeros(len(centres)), _NONE, _NONE,
                         valid)
