@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from tensorstore import Context, TensorStore
 
-from . import neuroglancer, reading, retry, store, write
+from . import aligned, neuroglancer, reading, retry, store
 from .blocks import Blocks, blocks
 from .diagnostics import UnitsWarning, warn
 from .geometry import Box, BoxLike, index_bounds
@@ -520,7 +520,7 @@ class WorldArray(ArrayProtocol):
         self._check_writable()
         flag("partial", partial)
         node = self._opened.node
-        write.write_index(self._opened.frame, self._opened.store, begin, end, data, partial=partial,
+        aligned.write_index(self._opened.frame, self._opened.store, begin, end, data, partial=partial,
                           policy=retries or self.retries, path=self.level_path, remote=self.remote,
                           reach=self._opened.reach, hashed=hashed_shards(node.format, node.docs, node.scale_key))
 
@@ -538,7 +538,7 @@ class WorldArray(ArrayProtocol):
         """Write a world box: the voxels whose centres lie in it, then ``write_index``; nothing is
         padded or resampled on write."""
         self._check_writable()
-        begin, end = write.box_voxels(self._opened.frame, box, self.level_path)
+        begin, end = aligned.box_voxels(self._opened.frame, box, self.level_path)
         self.write_index(begin, end, data, partial, retries=retries)
 
     def _check_writable(self) -> None:
