@@ -21,7 +21,9 @@ from conftest import BUILDERS, GROUP_BUILDERS, arange_values
 from metadata_cases import CASES, assert_floats, assert_placement, parametrize_cases, warning_rule
 
 IDS = [case["name"] for case in CASES]
-FORMATS = ("zarr2", "zarr3", "n5", "precomputed")
+from worldarray.formats import FORMATS as RECORDS
+
+FORMATS = tuple(RECORDS)  # every format of the registry: one added there without fixture cases fails below
 ORIGINS = ("chunkmirage", "chunkmirage-addition", "trial", "units", "offset-pair", "conflict", "edge", "n5-viewer",
            "neuroglancer", "cellmap-schemas", "ngff-zarr", "ome-zarr-py", "bioformats2raw")
 EXPECT_KEYS = ("format", "shape", "dtype", "warns", "raises")

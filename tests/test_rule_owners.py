@@ -230,3 +230,34 @@ def test_docstrings_state_the_rule_and_cite_no_spec_label():
              for match in _LABEL.findall(text)]
     assert not cited, f"docstrings citing a label instead of stating the rule: {cited}"
     assert _LABEL.search("as Behaviour 4 says (A2)"), "the pattern finds nothing, so the check above proves nothing"
+
+
+# ---------------------------------------------------------------- one record per storage format
+
+
+def test_every_table_keyed_by_format_covers_every_format_of_the_registry():
+    from worldarray import consolidated, keys, neuroglancer, reach, write
+    from worldarray.formats import FORMATS, WRITTEN
+    from worldarray.metadata import FACTS, RULES
+
+    every = set(FORMATS)
+    assert set(RULES) == set(FACTS) == every
+    assert set(keys._SPELLINGS) == set(neuroglancer.READERS) == set(neuroglancer.SCHEMES) == every
+    assert set(write._ARRAY_SPECS) == set(consolidated.LAYOUTS) == set(WRITTEN.values())
+    assert {form.stored_order for form in FORMATS.values()} <= set(reach.C_ORDER)
+
+
+_FORMAT_LITERAL = re.compile(r"""\b(?:format|fmt)\s*[!=]=\s*["'](?:zarr2|zarr3|n5|precomputed)["']""")
+
+
+def test_no_module_but_the_format_records_compares_a_format_with_a_name():
+    found = [(path.name, n) for path in MODULES if path.name != "formats.py"
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+             if _FORMAT_LITERAL.search(line)]
+    assert not found, f"format branches outside formats.py: {found}"
+    assert _FORMAT_LITERAL.search('if node.format == "n5":'), "the pattern finds nothing, so the check proves nothing"
+
+
+def test_levels_chooses_from_documents_read_and_reaches_no_io():
+    doing_io = sorted(name for name in _reached("levels") if {"tensorstore"} & _imports(name) or name == "store")
+    assert not doing_io, f"levels reaches modules that read or write: {doing_io}"
