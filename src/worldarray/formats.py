@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 
-from .fields import mapping
-from .precomputed import scale_keys
+from .fields import (Facts, Source, entries, ints, mapping, names_or_none, native_dtype, strings, where,
+                     whole)
+from .precomputed import chosen_scale, scale_keys
 
 
 class Held(Protocol):
@@ -87,13 +88,80 @@ def _precomputed_spec(node: Held) -> dict:
             "multiscale_metadata": multiscale, "scale_metadata": metadata}
 
 
+def _zarr2_facts(source: Source) -> Facts:
+    doc, url = source.array, source.array_url
+    shape = ints(doc.get("shape"), url, "shape")
+    names = source.own.attrs.get("_ARRAY_DIMENSIONS")
+    return Facts(
+        shape=shape,
+        dtype=native_dtype(doc.get("dtype"), where(url, "dtype")),
+        chunk_shape=ints(doc.get("chunks"), url, "chunks", len(shape)),
+        shard_shape=None,
+        fill_value=doc.get("fill_value"),
+        names=strings(names, source.own.url, "_ARRAY_DIMENSIONS", len(shape)) if names is not None else None,
+    )
+
+
+def _zarr3_facts(source: Source) -> Facts:
+    doc, url = source.array, source.array_url
+    shape = ints(doc.get("shape"), url, "shape")
+    configuration = mapping(mapping(doc.get("chunk_grid"), url, "chunk_grid").get("configuration"), url,
+                            "chunk_grid.configuration")
+    grid = ints(configuration.get("chunk_shape"), url, "chunk_grid.configuration.chunk_shape", len(shape))
+    codecs = entries(doc.get("codecs"), url, "codecs", kind="codec objects")
+    inner, shard = grid, None
+    if codecs and isinstance(codecs[0], Mapping) and codecs[0].get("name") == "sharding_indexed":
+        sharding = mapping(codecs[0].get("configuration"), url, "codecs[0].configuration")
+        inner = ints(sharding.get("chunk_shape"), url, "codecs[0].configuration.chunk_shape", len(shape))
+        shard = grid
+    names = names_or_none(doc.get("dimension_names"), url, "dimension_names", len(shape))
+    if names is None and source.own.attrs.get("_ARRAY_DIMENSIONS") is not None:
+        names = strings(source.own.attrs["_ARRAY_DIMENSIONS"], source.own.url, "_ARRAY_DIMENSIONS", len(shape))
+    dtype = native_dtype(doc.get("data_type"), where(url, "data_type"))
+    return Facts(shape, dtype, inner, shard, doc.get("fill_value"), names)
+
+
+def _n5_facts(source: Source) -> Facts:
+    doc, url = source.array, source.array_url
+    shape = ints(doc.get("dimensions"), url, "dimensions")[::-1]
+    names = doc.get("axes")
+    return Facts(
+        shape=shape,
+        dtype=native_dtype(doc.get("dataType"), where(url, "dataType")),
+        chunk_shape=ints(doc.get("blockSize"), url, "blockSize", len(shape))[::-1],
+        shard_shape=None,
+        fill_value=0,
+        names=strings(names, url, "axes", len(shape))[::-1] if names is not None else None,
+    )
+
+
+def _precomputed_facts(source: Source) -> Facts:
+    info, url = source.array, source.array_url
+    scale = chosen_scale(source)
+    key = f"scales[{source.scale_index or 0}]"
+    channels = whole(info.get("num_channels", 1), url, "num_channels", minimum=1)
+    size = ints(scale.get("size"), url, f"{key}.size", 3)[::-1]
+    chunk_sizes = entries(scale.get("chunk_sizes"), url, f"{key}.chunk_sizes", kind="chunk shapes")
+    chunks = ints((chunk_sizes or [None])[0], url, f"{key}.chunk_sizes[0]", 3)[::-1]
+    lead = (channels,) if channels != 1 else ()
+    return Facts(
+        shape=lead + size,
+        dtype=native_dtype(info.get("data_type"), where(url, "data_type")),
+        chunk_shape=(channels,) * len(lead) + chunks,
+        shard_shape=None,
+        fill_value=0,
+        names=("c", "z", "y", "x")[-len(lead + size):],
+    )
+
+
 @dataclass(frozen=True)
 class Format:
     """What one storage format is, in one place: its documents, how it opens, and every way it differs.
 
     ``array_document`` holds an array's metadata and ``attrs_document`` its user attributes (``user_attrs``
     reads them from the parsed documents); ``spec`` is the tensorstore spec, kvstore aside, that opens an array
-    node from the documents already read, and ``stored_order`` how its axes are stored ("C"; "F", reversed; "xyzc",
+    node from the documents already read, ``facts`` what its array document says apart from placement, and
+    ``stored_order`` how its axes are stored ("C"; "F", reversed; "xyzc",
 precomputed's x, y, z and channel), which ``reach`` puts in C order. The rest says how
     the format differs from the others: where its levels are, what its groups list, what the package writes of it,
     and how Neuroglancer names it.
@@ -105,6 +173,7 @@ precomputed's x, y, z and channel), which ``reach`` puts in C order. The rest sa
     user_attrs: Callable[[Mapping[str, Any]], dict]
     spec: Callable[[Held], dict]
     stored_order: str
+    facts: Callable[[Source], Facts]
     #: a volume's levels are the scales its one document lists (precomputed), not arrays below a group
     levels_in_info: bool = False
     #: a group's multiscales entries are COSEM transforms, every one (N5), not OME datasets
@@ -135,24 +204,25 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
            lambda docs: dict(docs.get("zarr.json", {}).get("attributes") or {}),
            lambda node: {"driver": "zarr3", "assume_metadata": True,
                          "metadata": {k: v for k, v in node.docs["zarr.json"].items() if k != "attributes"}},
-           "C", ome_version="0.5",
+           "C", _zarr3_facts, ome_version="0.5",
            group_document=("zarr.json", {"zarr_format": 3, "node_type": "group", "attributes": {}}),
            sharded=True, dimension_names=True, neuroglancer_scheme="zarr3", neuroglancer_unnamed="dim_"),
     Format("zarr2", ".zarray", ".zattrs",
            lambda docs: dict(docs.get(".zattrs") or {}),
            lambda node: {"driver": "zarr", "assume_metadata": True,
                          "metadata": clean_zarr2_metadata(node.docs[".zarray"])},
-           "C", ome_version="0.4", group_document=(".zgroup", {"zarr_format": 2}), neuroglancer_scheme="zarr2"),
+           "C", _zarr2_facts, ome_version="0.4", group_document=(".zgroup", {"zarr_format": 2}),
+           neuroglancer_scheme="zarr2"),
     # tensorstore is given only the array members of an N5 document, so attributes it would reject do not stop it
     Format("n5", "attributes.json", "attributes.json",
            lambda docs: dict(docs.get("attributes.json") or {}),
            lambda node: {"driver": "n5", "assume_metadata": True, "metadata": {
                k: v for k, v in node.docs["attributes.json"].items() if k in _N5_ARRAY_MEMBERS}},
-           "F", cosem_datasets=True, factor_lists=True, funlib_size_keys=("voxel_size",), offset_alone_places=False,
-           neuroglancer_scheme="n5"),
+           "F", _n5_facts, cosem_datasets=True, factor_lists=True, funlib_size_keys=("voxel_size",),
+           offset_alone_places=False, neuroglancer_scheme="n5"),
     Format("precomputed", "info", "info",
            lambda docs: {k: v for k, v in (docs.get("info") or {}).items() if k != "scales"},
-           _precomputed_spec, "xyzc", levels_in_info=True, neuroglancer_scheme="precomputed"),
+           _precomputed_spec, "xyzc", _precomputed_facts, levels_in_info=True, neuroglancer_scheme="precomputed"),
 )}
 
 #: The formats the package writes, by the OME-NGFF version it writes in each.

@@ -22,13 +22,12 @@ from .cosem import cosem_placement, cosem_transform, dataset_label
 from .diagnostics import MetadataWarning
 from .dimension_units import dimension_units_placement
 from .formats import FORMATS as RECORDS
-from .fields import (Document, Facts, Placement, PlacementRule, Source, entries, ints, mapping, names_or_none,
-                     native_dtype, strings, where, whole)
+from .fields import (Document, Facts, Placement, PlacementRule, Source, entries, native_dtype)
 from .funlib import funlib_axis_names, funlib_placement
 from .geometry import centre_to_corner, corner_to_centre, default_axes, spatial_indices
 from .n5 import level_position, n5_group_factors, n5_placement
 from .ome import cosem_entry, first_listing, group_placement, multiscales_of, ome_placement
-from .precomputed import chosen_scale, precomputed_placement, scale_keys
+from .precomputed import precomputed_placement, scale_keys
 from .units import NANOMETER, Request, UnitsArgument, convert
 
 __all__ = ["ArrayMeta", "MetadataWarning", "Document", "Source", "Facts", "Placement", "Rule", "RULES", "FACTS",
@@ -172,81 +171,8 @@ class ArrayMeta:
         return f"ArrayMeta({self.path!r}, {self.format}, {self.dtype}, {{{body}}}, placed_by={self.placed_by!r})"
 
 
-# ---------------------------------------------------------------- array facts, one function per format
-
-
-def _zarr2_facts(source: Source) -> Facts:
-    doc, url = source.array, source.array_url
-    shape = ints(doc.get("shape"), url, "shape")
-    names = source.own.attrs.get("_ARRAY_DIMENSIONS")
-    return Facts(
-        shape=shape,
-        dtype=native_dtype(doc.get("dtype"), where(url, "dtype")),
-        chunk_shape=ints(doc.get("chunks"), url, "chunks", len(shape)),
-        shard_shape=None,
-        fill_value=doc.get("fill_value"),
-        names=strings(names, source.own.url, "_ARRAY_DIMENSIONS", len(shape)) if names is not None else None,
-    )
-
-
-def _zarr3_facts(source: Source) -> Facts:
-    doc, url = source.array, source.array_url
-    shape = ints(doc.get("shape"), url, "shape")
-    configuration = mapping(mapping(doc.get("chunk_grid"), url, "chunk_grid").get("configuration"), url,
-                            "chunk_grid.configuration")
-    grid = ints(configuration.get("chunk_shape"), url, "chunk_grid.configuration.chunk_shape", len(shape))
-    codecs = entries(doc.get("codecs"), url, "codecs", kind="codec objects")
-    inner, shard = grid, None
-    if codecs and isinstance(codecs[0], Mapping) and codecs[0].get("name") == "sharding_indexed":
-        sharding = mapping(codecs[0].get("configuration"), url, "codecs[0].configuration")
-        inner = ints(sharding.get("chunk_shape"), url, "codecs[0].configuration.chunk_shape", len(shape))
-        shard = grid
-    names = names_or_none(doc.get("dimension_names"), url, "dimension_names", len(shape))
-    if names is None and source.own.attrs.get("_ARRAY_DIMENSIONS") is not None:
-        names = strings(source.own.attrs["_ARRAY_DIMENSIONS"], source.own.url, "_ARRAY_DIMENSIONS", len(shape))
-    dtype = native_dtype(doc.get("data_type"), where(url, "data_type"))
-    return Facts(shape, dtype, inner, shard, doc.get("fill_value"), names)
-
-
-def _n5_facts(source: Source) -> Facts:
-    doc, url = source.array, source.array_url
-    shape = ints(doc.get("dimensions"), url, "dimensions")[::-1]
-    names = doc.get("axes")
-    return Facts(
-        shape=shape,
-        dtype=native_dtype(doc.get("dataType"), where(url, "dataType")),
-        chunk_shape=ints(doc.get("blockSize"), url, "blockSize", len(shape))[::-1],
-        shard_shape=None,
-        fill_value=0,
-        names=strings(names, url, "axes", len(shape))[::-1] if names is not None else None,
-    )
-
-
-def _precomputed_facts(source: Source) -> Facts:
-    info, url = source.array, source.array_url
-    scale = chosen_scale(source)
-    key = f"scales[{source.scale_index or 0}]"
-    channels = whole(info.get("num_channels", 1), url, "num_channels", minimum=1)
-    size = ints(scale.get("size"), url, f"{key}.size", 3)[::-1]
-    chunk_sizes = entries(scale.get("chunk_sizes"), url, f"{key}.chunk_sizes", kind="chunk shapes")
-    chunks = ints((chunk_sizes or [None])[0], url, f"{key}.chunk_sizes[0]", 3)[::-1]
-    lead = (channels,) if channels != 1 else ()
-    return Facts(
-        shape=lead + size,
-        dtype=native_dtype(info.get("data_type"), where(url, "data_type")),
-        chunk_shape=(channels,) * len(lead) + chunks,
-        shard_shape=None,
-        fill_value=0,
-        names=("c", "z", "y", "x")[-len(lead + size):],
-    )
-
-
-FACTS: dict[str, Callable[[Source], Facts]] = {
-    "zarr2": _zarr2_facts,
-    "zarr3": _zarr3_facts,
-    "n5": _n5_facts,
-    "precomputed": _precomputed_facts,
-}
+#: Per format, what its array document says apart from placement (each format's record owns the reading).
+FACTS: dict[str, Callable[[Source], Facts]] = {name: form.facts for name, form in RECORDS.items()}
 
 
 # ---------------------------------------------------------------- the precedence table
@@ -355,7 +281,7 @@ def level_placements(source: Source) -> list[tuple[str, Placement]] | None:
         found = []
         for index, key in enumerate(scale_keys(source.array, source.array_url)):
             level = dataclasses.replace(source, ancestors=(), scale_index=index)
-            facts = _precomputed_facts(level)
+            facts = form.facts(level)
             found.append((key, precomputed_placement(level, facts, len(facts.shape), "error")))
         return found
     listing = first_listing(source.own.attrs, source.own.url)
