@@ -7,11 +7,9 @@ smoke test starts ``python -m worldarray`` itself and must print what ``main`` p
 from __future__ import annotations
 
 import json
-import runpy
 import subprocess
 import sys
 import urllib.parse
-from pathlib import Path
 
 import pytest
 
@@ -191,39 +189,6 @@ def test_info_on_a_document_nested_20000_lists_deep_prints_one_line_naming_it_an
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1
     assert "deep.zarr/zarr.json: nesting is more than 100 levels deep" in err
-
-
-@pytest.fixture
-def quickstart(capsys, monkeypatch):
-    """quickstart(*args): ``python examples/quickstart.py ARGS`` run as ``__main__`` in this process, as a finished
-    process (returncode, stdout, stderr)."""
-    script = str(Path(__file__).parent.parent / "examples" / "quickstart.py")
-
-    def command(*args: str) -> subprocess.CompletedProcess:
-        capsys.readouterr()
-        monkeypatch.setattr(sys, "argv", [script, *args])
-        try:
-            runpy.run_path(script, run_name="__main__")
-            status = 0
-        except SystemExit as exit:
-            status = exit.code if isinstance(exit.code, int) else 1
-        out, err = capsys.readouterr()
-        return subprocess.CompletedProcess([script, *args], status, out, err)
-
-    return command
-
-
-def test_the_quickstart_writes_its_output_once_and_then_only_reads_it(tmp_path, run, quickstart):
-    first = quickstart(str(tmp_path / "demo.zarr"))
-    assert first.returncode == 0, first.stderr
-    assert first.stdout.rstrip().endswith("at 4 and 8 nm: True")
-    written = {p: p.stat().st_mtime_ns for p in (tmp_path / "demo.zarr").rglob("*") if p.is_file()}
-    again = quickstart(str(tmp_path / "demo.zarr"))
-    assert again.returncode == 0, again.stderr
-    assert again.stdout.startswith(f"{tmp_path / 'demo.zarr'} is there already: reading it, writing nothing")
-    assert again.stdout.rstrip().endswith("at 4 and 8 nm: True")
-    assert {p: p.stat().st_mtime_ns for p in (tmp_path / "demo.zarr").rglob("*") if p.is_file()} == written
-    assert run("check", str(tmp_path / "demo.zarr")).returncode == 0
 
 
 def test_neuroglancer_of_a_local_path_prints_the_layer_and_says_it_must_be_served(tmp_path, run):
