@@ -230,7 +230,7 @@ def test_processes_writing_disjoint_whole_units_under_the_lock_free_context_lose
     pool, units = workers[0], 32
     vol = wa.create(tmp_path / "a.zarr" / "s0", (units * CHUNK,), "uint8", 1, 0, axes=("x",), chunks=CHUNK)
     jobs = [(vol.level_path, list(range(w, units, WORKERS))) for w in range(WORKERS)]
-    writers = pool.starmap(_write_units, jobs, chunksize=1)
+    writers = pool.starmap_async(_write_units, jobs, chunksize=1).get(timeout=300)  # a lost worker fails, not hangs
     assert len(set(writers)) == WORKERS and os.getpid() not in writers
     assert np.array_equal(vol.read_index((0,), (units * CHUNK,)), np.repeat(np.arange(1, units + 1), CHUNK))
 
