@@ -535,9 +535,10 @@ def silent_server() -> Iterator[str]:
         listener.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def s3_server() -> Iterator[str]:
-    """The endpoint URL of a moto S3 server; create buckets with ``s3_client(endpoint)``."""
+    """The endpoint URL of a moto S3 server, one for the session (each test makes buckets of its own); create buckets
+    with ``s3_client(endpoint)``."""
     from moto.server import ThreadedMotoServer
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)

@@ -132,46 +132,6 @@ def test_arraymeta_write_shape_is_the_shard_shape_when_sharded_else_the_chunk_sh
     assert wa.metadata(tmp_path / "a.zarr" / "s0", open=False).write_shape == wanted
 
 
-# ---------------------------------------------------------------- level_factors (Behaviour 19)
-
-
-def test_an_anisotropic_axis_stays_at_factor_1_until_the_others_reach_it():
-    schedule = wa.level_factors((30, 8, 8), max_levels=4)  # z, y, x in nm
-    sizes = [(30.0, 8.0, 8.0)]
-    for factors in schedule:
-        sizes.append(tuple(s * f for s, f in zip(sizes[-1], factors, strict=True)))
-    assert [f[0] for f in schedule] == [1, 1, 2, 2]  # z waits while y and x go 8 -> 16 -> 32
-    assert sizes[2] == (30.0, 32.0, 32.0) and sizes[3] == (60.0, 64.0, 64.0)
-
-
-def test_isotropic_data_gives_all_2s_at_every_level():
-    assert wa.level_factors((4, 4, 4), max_levels=5) == [(2, 2, 2)] * 5
-
-
-def test_the_schedule_stops_at_the_first_level_that_fits_stop_shape():
-    schedule = wa.level_factors((4, 4, 4), shape=(1000, 600, 300), stop_shape=(64, 64, 64))
-    shape = (1000, 600, 300)
-    for factors in schedule:
-        shape = wa.level_shape(shape, factors)
-    assert all(n <= 64 for n in shape) and len(schedule) == 4  # 1000 -> 500 -> 250 -> 125 -> 63
-
-
-def test_max_levels_caps_the_schedule_before_stop_shape_is_reached():
-    assert len(wa.level_factors((4, 4, 4), max_levels=2, shape=(1000,) * 3, stop_shape=(64,) * 3)) == 2
-
-
-@pytest.mark.parametrize(("kwargs", "named"), [
-    ({"voxel_size": (4, 4), "ratio": 0.5, "max_levels": 2}, "ratio"),
-    ({"voxel_size": (4, 4), "max_levels": -1}, "max_levels"),
-    ({"voxel_size": (4, 4), "stop_shape": (8, 8)}, "stop_shape"),
-    ({"voxel_size": (4, 4)}, "give max_levels"),
-    ({"voxel_size": (4, 0), "max_levels": 1}, "voxel_size"),
-])
-def test_bad_level_factors_arguments_raise_naming_them(kwargs, named):
-    with pytest.raises(ValueError, match=rf"^{named}"):
-        wa.level_factors(**kwargs)
-
-
 # ---------------------------------------------------------------- write_chunk
 
 

@@ -1,4 +1,8 @@
-"""B2: ``worldarray info`` and ``worldarray check``, run as subprocesses on stores of every format built in tmp_path."""
+"""B2: ``worldarray info``, ``check`` and ``neuroglancer`` on stores of every format built in tmp_path.
+
+The command runs in this process (``cli.main`` with its output captured), as ``python -m worldarray`` runs it; one
+smoke test starts ``python -m worldarray`` itself and must print what ``main`` prints here.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,6 @@ import json
 import subprocess
 import sys
 import urllib.parse
-from pathlib import Path
 
 import pytest
 
@@ -16,8 +19,23 @@ from conftest import BUILDERS, GROUP_BUILDERS, ome_pyramid
 from metadata_cases import CASES
 
 
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "worldarray", *args], capture_output=True, text=True, timeout=120)
+def _main(capsys, *args: str) -> tuple[int, str, str]:
+    """``worldarray ARGS`` in this process: the exit status, stdout and stderr."""
+    capsys.readouterr()  # what the test printed before is not the command's
+    status = cli.main(list(args))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.fixture
+def run(capsys):
+    """run(*args): ``worldarray ARGS`` in this process, as a finished process (returncode, stdout, stderr)."""
+
+    def command(*args: str) -> subprocess.CompletedProcess:
+        status, out, err = _main(capsys, *args)
+        return subprocess.CompletedProcess(["worldarray", *args], status, out, err)
+
+    return command
 
 
 def _ome04(root):
@@ -52,7 +70,7 @@ STORES = {"ome 0.4": _ome04, "ome 0.5 with channels": _ome05_channels, "n5 downs
 
 
 @pytest.mark.parametrize("store", STORES, ids=list(STORES))
-def test_info_prints_every_level_with_its_placement(tmp_path, store):
+def test_info_prints_every_level_with_its_placement(tmp_path, store, run):
     path = STORES[store](tmp_path)
     done = run("info", path)
     assert done.returncode == 0, done.stderr
@@ -66,7 +84,7 @@ def test_info_prints_every_level_with_its_placement(tmp_path, store):
 
 
 @pytest.mark.parametrize("store", STORES, ids=list(STORES))
-def test_info_json_matches_wa_metadata(tmp_path, store):
+def test_info_json_matches_wa_metadata(tmp_path, store, run):
     path = STORES[store](tmp_path)
     done = run("info", path, "--json")
     assert done.returncode == 0, done.stderr
@@ -83,7 +101,7 @@ def test_info_json_matches_wa_metadata(tmp_path, store):
                                                                   strict=True)]
 
 
-def test_info_units_converts_and_level_picks_one(tmp_path):
+def test_info_units_converts_and_level_picks_one(tmp_path, run):
     path = _ome04(tmp_path)
     document = json.loads(run("info", path, "--level", "s1", "--units", "micrometer", "--json").stdout)
     assert list(document["levels"]) == ["s1"]
@@ -91,7 +109,7 @@ def test_info_units_converts_and_level_picks_one(tmp_path):
     assert document["levels"]["s1"]["units"] == ["micrometer"] * 3
 
 
-def test_info_lists_the_warnings_the_metadata_rules_raised(tmp_path):
+def test_info_lists_the_warnings_the_metadata_rules_raised(tmp_path, run):
     BUILDERS["zarr2"](tmp_path, {"path": "bare", "shape": [2, 2], "chunks": [2, 2], "dtype": "uint8",
                                  "attrs": {"resolution": [4, 4]}})
     document = json.loads(run("info", str(tmp_path / "bare"), "--units", "nanometer", "--json").stdout)
@@ -99,13 +117,13 @@ def test_info_lists_the_warnings_the_metadata_rules_raised(tmp_path):
 
 
 @pytest.mark.parametrize("store", STORES, ids=list(STORES))
-def test_check_passes_a_consistent_pyramid(tmp_path, store):
+def test_check_passes_a_consistent_pyramid(tmp_path, store, run):
     done = run("check", STORES[store](tmp_path))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "consistent" in done.stdout.splitlines()[-1]
 
 
-def test_check_fails_a_level_shifted_by_half_a_voxel_naming_it_and_05(tmp_path):
+def test_check_fails_a_level_shifted_by_half_a_voxel_naming_it_and_05(tmp_path, run):
     path = ome_pyramid(tmp_path, "half.zarr", [("s0", (8, 8, 8), (4, 4, 4), (2, 2, 2)),
                                                ("s1", (4, 4, 4), (8, 8, 8), (8, 4, 4))])  # z: 8, where 4 belongs
     done = run("check", path)
@@ -115,7 +133,7 @@ def test_check_fails_a_level_shifted_by_half_a_voxel_naming_it_and_05(tmp_path):
     assert "fits only with origin (1, 0, 0)" in line
 
 
-def test_check_fails_a_pyramid_with_the_same_translation_on_every_level(tmp_path):
+def test_check_fails_a_pyramid_with_the_same_translation_on_every_level(tmp_path, run):
     path = ome_pyramid(tmp_path, "same.zarr", [("s0", (8, 8, 8), (4, 4, 4), (2, 2, 2)),
                                                ("s1", (4, 4, 4), (8, 8, 8), (2, 2, 2)),
                                                ("s2", (2, 2, 2), (16, 16, 16), (2, 2, 2))])
@@ -126,7 +144,7 @@ def test_check_fails_a_pyramid_with_the_same_translation_on_every_level(tmp_path
     assert "(-0.25, -0.25, -0.25) voxels of s1" in failed[0]
 
 
-def test_check_accepts_an_origin_that_the_levels_shape_shows_as_a_crop(tmp_path):
+def test_check_accepts_an_origin_that_the_levels_shape_shows_as_a_crop(tmp_path, run):
     # s1 made from s0 starting at source voxel 2: placed at origin 2, and one voxel fewer than from origin 0
     path = ome_pyramid(tmp_path, "crop.zarr", [("s0", (8, 8, 8), (4, 4, 4), (2, 2, 2)),
                                                ("s1", (3, 4, 4), (8, 8, 8), (12, 4, 4))])
@@ -135,7 +153,7 @@ def test_check_accepts_an_origin_that_the_levels_shape_shows_as_a_crop(tmp_path)
     assert any(line.startswith("warning s1:") and "level_shape" in line for line in done.stdout.splitlines())
 
 
-def test_check_fails_a_listed_level_whose_array_is_missing(tmp_path):
+def test_check_fails_a_listed_level_whose_array_is_missing(tmp_path, run):
     path = _ome04(tmp_path)
     attrs = json.loads((tmp_path / "v4.zarr" / ".zattrs").read_text())
     attrs["multiscales"][0]["datasets"].append({"path": "s2", "coordinateTransformations": [
@@ -146,7 +164,7 @@ def test_check_fails_a_listed_level_whose_array_is_missing(tmp_path):
     assert any(line.startswith("FAIL s2: listed, but its array is missing") for line in done.stdout.splitlines())
 
 
-def test_check_fails_levels_whose_units_differ(tmp_path):
+def test_check_fails_levels_whose_units_differ(tmp_path, run):
     path = _n5(tmp_path)
     attrs = json.loads((tmp_path / "v.n5" / "s1" / "attributes.json").read_text())
     attrs.update({"resolution": [0.004] * 3, "units": ["um"] * 3, "downsamplingFactors": [2, 2, 2]})
@@ -157,7 +175,7 @@ def test_check_fails_levels_whose_units_differ(tmp_path):
 
 
 @pytest.mark.parametrize("command", ["info", "check"])
-def test_a_path_with_nothing_there_prints_one_line_naming_it_and_exits_2(tmp_path, command):
+def test_a_path_with_nothing_there_prints_one_line_naming_it_and_exits_2(tmp_path, command, run):
     done = run(command, str(tmp_path / "nothing.zarr"))
     assert done.returncode == 2
     assert done.stdout == "" and len(done.stderr.strip().splitlines()) == 1
@@ -173,23 +191,7 @@ def test_info_on_a_document_nested_20000_lists_deep_prints_one_line_naming_it_an
     assert "deep.zarr/zarr.json: nesting is more than 100 levels deep" in err
 
 
-def test_the_quickstart_writes_its_output_once_and_then_only_reads_it(tmp_path):
-    script = str(Path(__file__).parent.parent / "examples" / "quickstart.py")
-    first = subprocess.run([sys.executable, script, str(tmp_path / "demo.zarr")], capture_output=True, text=True,
-                           timeout=120)
-    assert first.returncode == 0, first.stderr
-    assert first.stdout.rstrip().endswith("at 4 and 8 nm: True")
-    written = {p: p.stat().st_mtime_ns for p in (tmp_path / "demo.zarr").rglob("*") if p.is_file()}
-    again = subprocess.run([sys.executable, script, str(tmp_path / "demo.zarr")], capture_output=True, text=True,
-                           timeout=120)
-    assert again.returncode == 0, again.stderr
-    assert again.stdout.startswith(f"{tmp_path / 'demo.zarr'} is there already: reading it, writing nothing")
-    assert again.stdout.rstrip().endswith("at 4 and 8 nm: True")
-    assert {p: p.stat().st_mtime_ns for p in (tmp_path / "demo.zarr").rglob("*") if p.is_file()} == written
-    assert run("check", str(tmp_path / "demo.zarr")).returncode == 0
-
-
-def test_neuroglancer_of_a_local_path_prints_the_layer_and_says_it_must_be_served(tmp_path):
+def test_neuroglancer_of_a_local_path_prints_the_layer_and_says_it_must_be_served(tmp_path, run):
     path = _ome04(tmp_path)
     done = run("neuroglancer", path)
     assert done.returncode == 0, done.stderr
@@ -198,7 +200,7 @@ def test_neuroglancer_of_a_local_path_prints_the_layer_and_says_it_must_be_serve
     assert layer["source"] == "zarr2://http://localhost:8000/v4.zarr"
 
 
-def test_neuroglancer_with_a_url_prints_a_viewer_url_holding_the_layer(tmp_path):
+def test_neuroglancer_with_a_url_prints_a_viewer_url_holding_the_layer(tmp_path, run):
     path = _ome04(tmp_path)
     done = run("neuroglancer", path, "--url", "https://example.org/data/v4.zarr", "--viewer", "https://ng.example/")
     assert done.returncode == 0, done.stderr
@@ -207,13 +209,6 @@ def test_neuroglancer_with_a_url_prints_a_viewer_url_holding_the_layer(tmp_path)
     state = json.loads(urllib.parse.unquote(url.split("#!", 1)[1]))
     assert [layer["source"] for layer in state["layers"]] == ["zarr2://https://example.org/data/v4.zarr"]
     assert state["position"] == pytest.approx([4.0, 4.0, 4.0])  # the middle of 8 voxels, in voxels of 4 nm
-
-
-def _main(capsys, *args: str) -> tuple[int, str, str]:
-    """``worldarray ARGS`` in this process: the exit status, stdout and stderr."""
-    status = cli.main(list(args))
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def test_info_of_a_level_that_does_not_exist_exits_2_naming_it_and_the_real_ones(tmp_path, capsys):
@@ -238,3 +233,11 @@ def test_check_finds_a_cellmap_schemas_n5_pyramid_consistent_at_its_true_voxel_s
     status, out, _ = _main(capsys, "info", path, "--json")
     sizes = {name: level["voxel_size"] for name, level in json.loads(out)["levels"].items()}
     assert sizes == {"s0": [40.0, 4.0, 4.0], "s1": [40.0, 8.0, 8.0], "s2": [80.0, 16.0, 16.0]}
+
+
+def test_python_m_worldarray_runs_the_command_and_prints_what_main_prints(tmp_path, run):
+    path = _ome04(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "worldarray", "info", path, "--json"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == run("info", path, "--json").stdout

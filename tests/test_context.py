@@ -195,23 +195,43 @@ def test_the_open_that_creates_an_array_keeps_os_locks(tmp_path, monkeypatch):
     assert locks == ["os"]
 
 
-def _write_units(path: str, units: list[int]) -> None:
+WORKERS = 4
+_together: list = []  # in a worker: the barrier every writer waits at
+
+
+def _keep(barrier) -> None:
+    _together.append(barrier)
+
+
+@pytest.fixture(scope="module")
+def workers(tmp_path_factory):
+    """WORKERS spawn processes for the module, started once, with a thread budget 2 above this process's own:
+    (the pool, that budget)."""
+    made = wa.create(tmp_path_factory.mktemp("budget") / "a.zarr" / "s0", (8,), "uint8", 1, 0, axes=("x",),
+                     chunks=CHUNK)
+    theirs = {"limit": _decoding_limit(made)["limit"] + 2}
+    spawn = multiprocessing.get_context("spawn")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("WORLDARRAY_THREADS", str(theirs["limit"]))  # the workers start with this environment
+        pool = spawn.Pool(WORKERS, initializer=_keep, initargs=(spawn.Barrier(WORKERS),))
+    with pool:
+        yield pool, theirs
+
+
+def _write_units(path: str, units: list[int]) -> int:
+    _together[0].wait(timeout=120)  # every writer holds a task of its own, and they write at once
     vol = wa.open(path, mode="r+")
     for unit in units:
         vol.write_index((unit * CHUNK,), ((unit + 1) * CHUNK,), np.full(CHUNK, unit + 1, np.uint8))
+    return os.getpid()
 
 
-def test_processes_writing_disjoint_whole_units_under_the_lock_free_context_lose_nothing(tmp_path):
-    units, workers = 32, 4
+def test_processes_writing_disjoint_whole_units_under_the_lock_free_context_lose_nothing(tmp_path, workers):
+    pool, units = workers[0], 32
     vol = wa.create(tmp_path / "a.zarr" / "s0", (units * CHUNK,), "uint8", 1, 0, axes=("x",), chunks=CHUNK)
-    spawn = multiprocessing.get_context("spawn")
-    jobs = [spawn.Process(target=_write_units, args=(vol.level_path, list(range(w, units, workers))))
-            for w in range(workers)]
-    for job in jobs:
-        job.start()
-    for job in jobs:
-        job.join()
-    assert [job.exitcode for job in jobs] == [0] * workers
+    jobs = [(vol.level_path, list(range(w, units, WORKERS))) for w in range(WORKERS)]
+    writers = pool.starmap_async(_write_units, jobs, chunksize=1).get(timeout=300)  # a lost worker fails, not hangs
+    assert len(set(writers)) == WORKERS and os.getpid() not in writers
     assert np.array_equal(vol.read_index((0,), (units * CHUNK,)), np.repeat(np.arange(1, units + 1), CHUNK))
 
 
@@ -233,13 +253,11 @@ def test_vol_context_is_the_context_given_else_the_processs_shared_one(tmp_path)
         given.context = wa.shared_context()  # read-only
 
 
-def test_a_pickled_handle_is_sized_by_the_receiving_processs_budget(tmp_path, monkeypatch):
+def test_a_pickled_handle_is_sized_by_the_receiving_processs_budget(tmp_path, workers):
     vol = wa.create(tmp_path / "a.zarr" / "s0", (8,), "uint8", 1, 0, axes=("x",), chunks=CHUNK)
-    mine = _decoding_limit(vol)
-    theirs = {"limit": mine["limit"] + 2}
-    monkeypatch.setenv("WORLDARRAY_THREADS", str(theirs["limit"]))  # the worker starts with this environment
-    with multiprocessing.get_context("spawn").Pool(1) as pool:
-        assert pool.apply(_limits, (vol,)) == (theirs, theirs)  # vol.context too reports the receiver's own
+    pool, theirs = workers
+    assert _decoding_limit(vol) != theirs  # the worker's budget is not this process's
+    assert pool.apply(_limits, (vol,)) == (theirs, theirs)  # vol.context too reports the receiver's own
 
 
 # ---------------------------------------------------------------- fork

@@ -68,7 +68,7 @@ def test_adding_a_level_again_with_adopt_works_in_a_micrometre_pyramid(tmp_path)
 
 @pytest.mark.parametrize("call", ["open", "metadata", "open_tensorstore", "create"])
 def test_a_server_that_never_answers_times_out_under_the_calls_retries(silent_server, call):
-    policy = wa.Retry(max_attempts=2, timeout=0.2, base_delay=0.0)
+    policy = wa.Retry(max_attempts=2, timeout=0.05, base_delay=0.0)  # attempts of 0.05 and 0.1 s: no answer comes
     path = f"{silent_server}/v.zarr/s0"
     calls = {
         "open": lambda: wa.open(path, retries=policy),

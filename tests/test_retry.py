@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import types
 import uuid
 
@@ -161,12 +162,21 @@ def served_array(tmp_path):
         yield served.url
 
 
+@pytest.fixture
+def unslept(monkeypatch) -> list[float]:
+    """The sleeps between attempts (a jitter of up to a second even at base_delay=0), recorded, not slept: the held
+    request stays held whatever the pause, so the retry's new request is what is tested, not the pause before it."""
+    slept: list[float] = []
+    monkeypatch.setattr(wa.retry, "time", types.SimpleNamespace(sleep=slept.append, monotonic=time.monotonic))
+    return slept
+
+
 def hold_first(method: str, ending: str):
     """A gateway decision: hold the first request of ``method`` whose path ends with ``ending``; pass on the rest."""
     return lambda asked: HOLD if (asked.method, asked.count) == (method, 1) and asked.path.endswith(ending) else None
 
 
-def test_a_read_whose_first_request_hangs_is_answered_by_a_new_request_on_retry(served_array):
+def test_a_read_whose_first_request_hangs_is_answered_by_a_new_request_on_retry(served_array, unslept):
     with serve_gateway(served_array, hold_first("GET", "/s0/c/0/0")) as gateway:
         vol = wa.open(f"{gateway.url}/a.zarr/s0")
         got = vol.read_index((0, 0), (4, 4), retries=wa.Retry(timeout=1.0, max_attempts=3, base_delay=0))
@@ -175,7 +185,7 @@ def test_a_read_whose_first_request_hangs_is_answered_by_a_new_request_on_retry(
 
 
 @pytest.mark.parametrize("concurrency", [1, 2])
-def test_a_retry_waits_for_a_request_slot_of_the_callers_context(served_array, concurrency):
+def test_a_retry_waits_for_a_request_slot_of_the_callers_context(served_array, concurrency, unslept):
     # the held request keeps its slot: under a cap of 1 the retry sends nothing, under a cap of 2 it is answered
     # a short wait where the retry can only time out; room for a busy machine where it is to be answered
     policy = wa.Retry(timeout=0.3 if concurrency == 1 else 1.0, max_attempts=2, base_delay=0)
@@ -189,7 +199,7 @@ def test_a_retry_waits_for_a_request_slot_of_the_callers_context(served_array, c
         assert gateway.count("GET", "/s0/c/0/0") == concurrency
 
 
-def test_a_write_whose_first_request_hangs_is_sent_again_on_retry(s3_server, monkeypatch):
+def test_a_write_whose_first_request_hangs_is_sent_again_on_retry(s3_server, monkeypatch, unslept):
     bucket = f"retry-{uuid.uuid4().hex[:12]}"
     client = s3_client(s3_server)
     client.create_bucket(Bucket=bucket)

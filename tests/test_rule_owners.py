@@ -7,6 +7,7 @@ found elsewhere must be on a named allow-list, each entry with its reason. The p
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import re
 import subprocess
@@ -71,9 +72,10 @@ def test_geometry_does_hold_the_half_voxel():
     assert _half_voxel_arithmetic(SOURCE / "geometry.py")
 
 
-def _string_constants(path: Path) -> set[str]:
-    return {node.value for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-            if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+@functools.cache  # each parametrised case scans every module: parse each once
+def _string_constants(path: Path) -> frozenset[str]:
+    return frozenset(node.value for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                     if isinstance(node, ast.Constant) and isinstance(node.value, str))
 
 
 @pytest.mark.parametrize("spelling", ["nanometer", "nanometre", "nm"])

@@ -118,15 +118,21 @@ def test_a_subclass_attribute_set_after_open_pickles_and_the_handles_own_state_d
     assert restore(cls, path, options, context, extra).note == "added later"
 
 
+@pytest.fixture(scope="module")
+def worker():
+    """One spawn worker process for the module's crossings (one interpreter start, not one per case)."""
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        yield pool
+
+
 def _read_in_a_worker(handle) -> tuple[str, dict, np.ndarray]:
     return type(handle).__name__, _state(handle), handle.read(handle.box)
 
 
 @pytest.mark.parametrize("make", [lambda path: ModelInput(path, norms=(Scale(2.0),)),
                                   lambda path: IntegerFrame(path, scale=4)], ids=["model_input", "integer_frame"])
-def test_a_subclass_crosses_a_spawn_process_boundary_as_itself(volume, make):
+def test_a_subclass_crosses_a_spawn_process_boundary_as_itself(volume, make, worker):
     handle = make(volume)
-    with multiprocessing.get_context("spawn").Pool(1) as pool:
-        name, state, data = pool.apply(_read_in_a_worker, (handle,))
+    name, state, data = worker.apply(_read_in_a_worker, (handle,))
     assert (name, state) == (type(handle).__name__, _state(handle))
     np.testing.assert_array_equal(data, handle.read(handle.box))

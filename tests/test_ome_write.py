@@ -1,7 +1,8 @@
-"""Behaviour 10: written documents equal tests/fixtures/write.json and read back as written; levels placed and sized.
+"""Behaviour 10: written OME documents equal tests/fixtures/write.json and read back as written, and the levels made
+by create, add_level and ensure_group_entry list the fixture's document in their group.
 
 The expected documents in the fixture were derived by hand from the spec's rules. Every store is built under
-tmp_path through tensorstore; documents go in as JSON files.
+tmp_path through tensorstore; documents go in as JSON files. Where a level sits and its shape are test_factors'.
 """
 
 from __future__ import annotations
@@ -10,13 +11,12 @@ import json
 import math
 from pathlib import Path
 
-import numpy as np
 import pytest
 import tensorstore as ts
 
 import worldarray as wa
 from worldarray.geometry import spatial_indices
-from worldarray.write import level_placement, level_shape, ome_multiscales
+from worldarray.write import ome_multiscales
 
 FIXTURE = Path(__file__).parent / "fixtures" / "write.json"
 CASES = json.loads(FIXTURE.read_text(encoding="utf-8"))["cases"]
@@ -121,68 +121,6 @@ def test_a_unit_on_a_space_axis_is_written_in_ome_spelling():
     assert [a["unit"] for a in doc["ome"]["multiscales"][0]["axes"]] == ["micrometer", "kilometer", "angstrom"]
 
 
-# ---------------------------------------------------------------- level placement and shape
-
-
-@pytest.mark.parametrize("factor", [2, 3, 4, 2.5])
-def test_a_level_from_origin_0_keeps_its_corner_where_the_source_corner_is(factor):
-    # the reader's BigDataViewer case: a 4 nm grid with translation 2 has its corner at 0, and so has every level
-    voxel_size, translation = level_placement((4.0,), (2.0,), factor)
-    assert voxel_size == (4.0 * factor,)
-    assert translation[0] - voxel_size[0] / 2 == 0.0
-
-
-def test_a_level_from_factor_2_of_a_4_nm_grid_at_2_is_8_nm_at_4():
-    assert level_placement((4.0, 4.0, 4.0), (2.0, 2.0, 2.0), 2) == ((8.0, 8.0, 8.0), (4.0, 4.0, 4.0))
-
-
-def test_an_origin_moves_the_level_by_that_many_source_voxels():
-    at_0 = level_placement((4.0, 3.0), (2.0, -1.0), (2, 3))
-    at_16 = level_placement((4.0, 3.0), (2.0, -1.0), (2, 3), origin=16)
-    assert at_16[0] == at_0[0]
-    assert at_16[1] == (at_0[1][0] + 16 * 4.0, at_0[1][1] + 16 * 3.0)
-
-
-@pytest.mark.parametrize("origin", [0, 16])
-@pytest.mark.parametrize("factors", [(2, 2, 2), (2, 3, 4)])
-def test_a_block_mean_level_voxel_is_centred_where_level_placement_puts_it(origin, factors):
-    shape, voxel_size, translation = (40, 27, 24), (4.0, 3.5, 10.48), (2.0, -1.75, 100.0)
-    level_size, level_translation = level_placement(voxel_size, translation, factors, origin)
-    counts = [(n - origin) // f for n, f in zip(shape, factors, strict=True)]  # whole blocks only
-    for axis in range(3):
-        # the source holds each voxel's centre along `axis`: translation + i * voxel_size
-        centres = translation[axis] + np.arange(shape[axis]) * voxel_size[axis]
-        source = np.broadcast_to(np.expand_dims(centres, [a for a in range(3) if a != axis]), shape)
-        kept = source[tuple(slice(origin, origin + m * f) for m, f in zip(counts, factors, strict=True))]
-        level = kept.reshape([d for m, f in zip(counts, factors, strict=True) for d in (m, f)]).mean(axis=(1, 3, 5))
-        expected = level_translation[axis] + np.arange(counts[axis]) * level_size[axis]
-        expected = np.expand_dims(expected, [a for a in range(3) if a != axis])
-        np.testing.assert_allclose(level, np.broadcast_to(expected, counts), rtol=0, atol=1e-9)
-
-
-@pytest.mark.parametrize(
-    "shape, factors, origin, expected",
-    [
-        ((10,), 2, 0, (5,)),
-        ((11,), 2, 0, (6,)),
-        ((11,), 2, 1, (5,)),
-        ((100,), 3, 16, (28,)),
-        ((9,), 1.5, 0, (6,)),
-        ((10,), 1.5, 0, (7,)),
-        ((64, 48, 20), (2, 3, 4), 16, (24, 11, 1)),
-        ((64, 48, 20), 2, (16, 0, 3), (24, 24, 9)),
-    ],
-)
-def test_a_level_has_ceil_of_the_remaining_voxels_over_the_factor(shape, factors, origin, expected):
-    assert level_shape(shape, factors, origin) == expected
-
-
-def test_level_shape_agrees_with_the_block_count_when_blocks_fit():
-    source = np.zeros((48, 30))
-    level = source[16:, :].reshape(16, 2, 10, 3).mean(axis=(1, 3))
-    assert level_shape(source.shape, (2, 3), (16, 0)) == level.shape
-
-
 # ---------------------------------------------------------------- bad input
 
 S0 = ("s0", (4.0, 4.0, 4.0), (2.0, 2.0, 2.0))
@@ -221,25 +159,91 @@ def test_a_bad_ome_multiscales_argument_raises_value_error_naming_it(kwargs, mat
         ome_multiscales(call.pop("axes"), call.pop("units"), call.pop("levels"), **call)
 
 
-@pytest.mark.parametrize(
-    "call, match",
-    [
-        (lambda: level_placement((4.0,), (2.0,), 0), r"factors is 0; expected finite numbers > 0: one number, or 1"),
-        (lambda: level_placement((4.0, 4.0), (2.0, 2.0), (2, -2)),
-         r"factors is \(2, -2\); expected finite numbers > 0"),
-        (lambda: level_placement((4.0, 4.0), (2.0, 2.0), (2, 2, 2)),
-         r"factors is \(2, 2, 2\); expected finite numbers > 0: one number, or 2 \(one per axis\)"),
-        (lambda: level_placement((4.0,), (2.0,), 2, origin=1.5),
-         r"origin is 1\.5; expected whole numbers >= 0: one number, or 1"),
-        (lambda: level_placement((4.0,), (2.0,), 2, origin=-1), r"origin is -1"),
-        (lambda: level_placement((4.0, 4.0), (2.0,), 2), r"translation is \[2\.0\] \(1 entries\); expected 2"),
-        (lambda: level_placement((0.0,), (2.0,), 2), r"voxel_size is \[0\.0\]"),
-        (lambda: level_shape((10.5,), 2), r"shape is \(10\.5,\); expected whole numbers"),
-        (lambda: level_shape((10,), 2, origin=10), r"origin is 10; expected less than shape \(10,\) on axis 0"),
-        (lambda: level_shape((10, 4), 2, origin=(0, 7)),
-         r"origin is \(0, 7\); expected less than shape \(10, 4\) on axis 1"),
-    ],
-)
-def test_a_bad_level_argument_raises_value_error_naming_it(call, match):
-    with pytest.raises(ValueError, match=match):
-        call()
+# ---------------------------------------------------------------- the writers list the fixture's document
+# The same levels written into a group under tmp_path three ways (create for each level; create then add_level;
+# tensorstore arrays listed by ensure_group_entry): the group attributes read back from disk must equal the case's
+# document after the same JSON normalisation.
+
+FORMAT = {"0.5": "zarr3", "0.4": "zarr2"}  # OME 0.5 goes with zarr v3 and 0.4 with zarr v2, always
+NOT_WRITTEN_BY_LEVEL = ("name", "type", "metadata")  # a multiscale's own keys, which no level-writer takes
+
+
+def _finest_first(levels) -> bool:
+    return all(math.prod(a[1]) <= math.prod(b[1]) for a, b in zip(levels, levels[1:], strict=False))
+
+
+# Which cases the writers can reproduce:
+# - the writers keep the datasets in order of voxel size (the product of the scale), so a case listing a coarser
+#   level before a finer one would come back reordered and is not compared. Every case lists its levels finest
+#   first today, so this excludes none of them;
+# - name, type and metadata are the multiscale's own, not a level's: a case that sets them is compared on
+#   everything but those keys (see _comparable).
+# axis_types goes to create and ensure_group_entry as given; add_level takes the types the group lists.
+WRITABLE = [case for case in CASES if _finest_first(case["call"]["levels"])]
+WRITABLE_BY_NAME = pytest.mark.parametrize("case", WRITABLE, ids=[case["name"] for case in WRITABLE])
+
+
+def _comparable(attrs: dict, call: dict) -> dict:
+    """The group attributes after JSON normalisation, without the multiscale keys the call sets that levels cannot."""
+    attrs = _normal(attrs)
+    dropped = [key for key in NOT_WRITTEN_BY_LEVEL if key in call]
+    for multiscale in (attrs.get("ome") or attrs)["multiscales"]:
+        for key in dropped:
+            multiscale.pop(key, None)
+    return attrs
+
+
+def _group_attributes(group: Path) -> dict:
+    """The group's attributes as stored: zarr.json's attributes in zarr v3, .zattrs in zarr v2."""
+    if (group / "zarr.json").exists():
+        return json.loads((group / "zarr.json").read_text(encoding="utf-8"))["attributes"]
+    return json.loads((group / ".zattrs").read_text(encoding="utf-8"))
+
+
+def _shape(call: dict) -> tuple[int, ...]:
+    return (2,) * len(call["axes"])
+
+
+def _create(group: Path, call: dict, path: str, voxel_size, translation) -> None:
+    wa.create(group / path, _shape(call), "uint8", voxel_size, translation, axes=call["axes"], units=call["units"],
+              chunks=_shape(call), format=FORMAT[call["version"]], axis_types=call.get("axis_types"))
+
+
+def _tensorstore_array(group: Path, call: dict, path: str) -> None:
+    """An array made by tensorstore alone, in the version's zarr format: no placement and no group entry."""
+    shape, kvstore = list(_shape(call)), {"driver": "file", "path": str(group / path)}
+    if call["version"] == "0.5":
+        spec = {"driver": "zarr3", "metadata": {"shape": shape, "data_type": "uint8", "dimension_names": call["axes"]}}
+    else:
+        spec = {"driver": "zarr", "metadata": {"shape": shape, "chunks": shape, "dtype": "|u1"}}
+    ts.open({**spec, "kvstore": kvstore}, create=True).result()
+
+
+@WRITABLE_BY_NAME
+def test_levels_made_by_create_list_the_fixture_document(case, tmp_path):
+    call, group = case["call"], tmp_path / "img.zarr"
+    for path, voxel_size, translation in call["levels"]:
+        _create(group, call, path, voxel_size, translation)
+    assert _comparable(_group_attributes(group), call) == _comparable(case["expect"], call)
+
+
+@WRITABLE_BY_NAME
+def test_levels_added_by_add_level_after_create_list_the_fixture_document(case, tmp_path):
+    call, group = case["call"], tmp_path / "img.zarr"
+    (first, voxel_size, translation), *others = call["levels"]
+    _create(group, call, first, voxel_size, translation)
+    pyramid = wa.open_pyramid(group, mode="r+", units=None)  # the fixture's numbers are in the stored units
+    for path, voxel_size, translation in others:
+        pyramid.add_level(path, voxel_size=voxel_size, translation=translation, shape=_shape(call))
+    assert _comparable(_group_attributes(group), call) == _comparable(case["expect"], call)
+
+
+@WRITABLE_BY_NAME
+def test_tensorstore_arrays_listed_by_ensure_group_entry_list_the_fixture_document(case, tmp_path):
+    call, group = case["call"], tmp_path / "img.zarr"
+    for path, _, _ in call["levels"]:
+        _tensorstore_array(group, call, path)
+    for path, voxel_size, translation in call["levels"]:
+        wa.ensure_group_entry(group, path, voxel_size, translation, axes=call["axes"], units=call["units"],
+                              axis_types=call.get("axis_types"))
+    assert _comparable(_group_attributes(group), call) == _comparable(case["expect"], call)
