@@ -17,12 +17,11 @@ import numpy as np
 import pytest
 
 import worldarray as wa
+from worldarray.formats import FORMATS as RECORDS
 from conftest import BUILDERS, GROUP_BUILDERS, arange_values
 from metadata_cases import CASES, assert_floats, assert_placement, parametrize_cases, warning_rule
 
 IDS = [case["name"] for case in CASES]
-from worldarray.formats import FORMATS as RECORDS
-
 FORMATS = tuple(RECORDS)  # every format of the registry: one added there without fixture cases fails below
 ORIGINS = ("chunkmirage", "chunkmirage-addition", "trial", "units", "offset-pair", "conflict", "edge", "n5-viewer",
            "neuroglancer", "cellmap-schemas", "ngff-zarr", "ome-zarr-py", "bioformats2raw")
