@@ -202,7 +202,7 @@ def test_precomputed_without_its_grid_raises_naming_what_is_missing(given, missi
 
 
 def test_an_unknown_format_raises_listing_the_known_ones():
-    with pytest.raises(ValueError, match="format is 'hdf5'; expected one of 'zarr2', 'zarr3', 'n5', 'precomputed'"):
+    with pytest.raises(ValueError, match="format is 'hdf5'; expected one of 'zarr3', 'zarr2', 'n5', 'precomputed'"):
         chunk_key((0,), "hdf5")
 
 

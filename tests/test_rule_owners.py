@@ -244,7 +244,9 @@ def test_every_table_keyed_by_format_covers_every_format_of_the_registry():
 
     every = set(FORMATS)
     assert set(RULES) == set(FACTS) == every
-    assert set(keys._SPELLINGS) == set(neuroglancer.READERS) == set(neuroglancer.SCHEMES) == every
+    assert set(neuroglancer.READERS) == set(neuroglancer.SCHEMES) == every
+    assert all(form.keys.name == name for name, form in FORMATS.items())  # each record holds its own key spelling
+    assert all(keys.spelling_of(name) is form.keys for name, form in FORMATS.items())
     assert set(write._ARRAY_SPECS) == set(consolidated.LAYOUTS) == set(WRITTEN.values())
     assert {form.stored_order for form in FORMATS.values()} <= set(reach.C_ORDER)
 
