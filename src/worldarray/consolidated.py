@@ -4,14 +4,14 @@ the copy gains, with the group's new attributes, and nothing else in it changes.
 A zarr v3 group keeps its copy in its own ``zarr.json`` (``consolidated_metadata.metadata``: each node below by its
 path relative to the group, flat, as zarr-python writes it); a zarr v2 group in ``.zmetadata`` (``metadata``: each
 document below by its key relative to the group, the group's own ``.zgroup`` and ``.zattrs`` included). Each
-format's way is one row of ``LAYOUTS``. The package never makes a copy where there is none. The copies kept are
-those of the level's group and of every group above it, up to the first directory that is no group of the format
-(where the hierarchy ends). Each gains the array, and every group between its own and the array that it does not
-list yet (made now, or made by another writer since the copy was written), since a reader of the copy reaches a
-node only through its parents. Every copy is changed by a write conditional on the generation read
-(``conditional.update_document``), re-read and merged when another writer got there first; a group listed already keeps
-its entry, and the group's attributes change in a copy as they changed in the group (the same change applied to
-the copy's own record of them), so concurrent writers lose nothing there either. A zarr v3 group's own copy
+format's way is its record's ``Layout`` (``layouts``). The package never makes a copy where there is none. The
+copies kept are those of the level's group and of every group above it, up to the first directory that is no group
+of the format (where the hierarchy ends). Each gains the array, and every group between its own and the array that
+it does not list yet (made now, or made by another writer since the copy was written), since a reader of the copy
+reaches a node only through its parents. Every copy is changed by a write conditional on the generation read
+(``conditional.update_document``), re-read and merged when another writer got there first; a group listed already
+keeps its entry, and the group's attributes change in a copy as they changed in the group (the same change applied
+to the copy's own record of them), so concurrent writers lose nothing there either. A zarr v3 group's own copy
 changes in the same write as its attributes.
 """
 
@@ -25,87 +25,15 @@ from typing import Any
 
 from . import conditional, store
 from .detect import Node
+from .formats import FORMATS
+from .layouts import Layout
 
 __all__ = ["Layout", "LAYOUTS", "Added", "added", "kept_true"]
 
 Change = Callable[[dict], dict]
-#: How zarr-python records a group inside a copy above it: its descendants are that copy's, flat.
-_NESTED = {"kind": "inline", "must_understand": False, "metadata": {}}
 
-
-@dataclass(frozen=True)
-class Layout:
-    """Where one zarr format keeps a group's consolidated copy, and how the copy records a node's documents.
-
-    ``holder`` is the group document that holds the copy (``beside_attributes``: the one that holds the group's
-    attributes too); ``group_keys`` and ``array_keys`` the documents of a group and of an array.
-    """
-
-    name: str
-    holder: str
-    beside_attributes: bool
-    group_keys: tuple[str, ...]
-    array_keys: tuple[str, ...]
-    is_group: Callable[[Mapping[str, Any]], bool]
-    copy_of: Callable[[Any], Mapping[str, Any] | None]
-    with_copy: Callable[[Mapping[str, Any], dict], dict]
-    entries: Callable[[str, Node], dict]
-    attributes: Callable[[dict, str, Change], None]
-
-
-def _key(relative: str, document: str) -> str:
-    return f"{relative}/{document}" if relative else document
-
-
-def _zarr3_copy(document: Any) -> Mapping[str, Any] | None:
-    found = document.get("consolidated_metadata") if isinstance(document, Mapping) else None
-    copy = found.get("metadata") if isinstance(found, Mapping) else None
-    return copy if isinstance(copy, Mapping) else None
-
-
-def _zarr3_entries(relative: str, node: Node) -> dict:
-    document = dict(node.docs["zarr.json"])
-    if node.kind == "group":
-        document["consolidated_metadata"] = dict(_NESTED)
-    return {relative: document}
-
-
-def _zarr3_attributes(copy: dict, relative: str, change: Change) -> None:
-    """A group's attributes in a copy above it; a group's own live beside its copy, in the attributes it writes."""
-    if relative and isinstance(copy.get(relative), Mapping):
-        entry = dict(copy[relative])
-        copy[relative] = {**entry, "attributes": change(dict(entry.get("attributes") or {}))}
-
-
-def _zarr2_copy(document: Any) -> Mapping[str, Any] | None:
-    copy = document.get("metadata") if isinstance(document, Mapping) else None
-    return copy if isinstance(copy, Mapping) and document.get("zarr_consolidated_format") == 1 else None
-
-
-def _zarr2_entries(relative: str, node: Node) -> dict:
-    """A zarr v2 node's documents under their keys; an array's .zattrs is {} when it has none (what every reader
-    takes a missing one to be)."""
-    docs = dict(node.docs)
-    if node.kind == "array":
-        docs.setdefault(".zattrs", {})
-    return {_key(relative, key): doc for key, doc in docs.items()}
-
-
-def _zarr2_attributes(copy: dict, relative: str, change: Change) -> None:
-    key = _key(relative, ".zattrs")
-    copy[key] = change(dict(copy.get(key) or {}))
-
-
-#: Per zarr format, how a group keeps its consolidated copy.
-LAYOUTS: dict[str, Layout] = {layout.name: layout for layout in (
-    Layout("zarr3", "zarr.json", True, ("zarr.json",), ("zarr.json",),
-           lambda docs: (docs.get("zarr.json") or {}).get("node_type") == "group", _zarr3_copy,
-           lambda doc, copy: {**doc, "consolidated_metadata": {**doc["consolidated_metadata"], "metadata": copy}},
-           _zarr3_entries, _zarr3_attributes),
-    Layout("zarr2", ".zmetadata", False, (".zgroup", ".zattrs"), (".zarray", ".zattrs"),
-           lambda docs: ".zgroup" in docs, _zarr2_copy,
-           lambda doc, copy: {**doc, "metadata": copy}, _zarr2_entries, _zarr2_attributes),
-)}
+#: Per zarr format the package writes, how a group keeps its consolidated copy (each format's record holds it).
+LAYOUTS: dict[str, Layout] = {name: form.consolidated for name, form in FORMATS.items() if form.consolidated}
 
 
 def _relative(holder: str, path: str) -> str | None:

@@ -14,6 +14,8 @@ from typing import Any, Protocol
 
 from .fields import (Facts, Source, entries, ints, mapping, names_or_none, native_dtype, strings, where,
                      whole)
+from . import layouts
+from .layouts import Layout
 from .precomputed import chosen_scale, scale_keys
 from .spellings import N5Keys, PrecomputedKeys, Spelling, Zarr2Keys, Zarr3Keys
 
@@ -177,6 +179,8 @@ precomputed's x, y, z and channel), which ``reach`` puts in C order. The rest sa
     facts: Callable[[Source], Facts]
     #: how it spells a write unit's key (``keys``)
     keys: Spelling
+    #: where a group keeps a consolidated copy of its hierarchy's metadata (``consolidated``), for a format written
+    consolidated: Layout | None = None
     #: a volume's levels are the scales its one document lists (precomputed), not arrays below a group
     levels_in_info: bool = False
     #: a group's multiscales entries are COSEM transforms, every one (N5), not OME datasets
@@ -207,14 +211,15 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
            lambda docs: dict(docs.get("zarr.json", {}).get("attributes") or {}),
            lambda node: {"driver": "zarr3", "assume_metadata": True,
                          "metadata": {k: v for k, v in node.docs["zarr.json"].items() if k != "attributes"}},
-           "C", _zarr3_facts, Zarr3Keys(), ome_version="0.5",
+           "C", _zarr3_facts, Zarr3Keys(), consolidated=layouts.ZARR3, ome_version="0.5",
            group_document=("zarr.json", {"zarr_format": 3, "node_type": "group", "attributes": {}}),
            sharded=True, dimension_names=True, neuroglancer_scheme="zarr3", neuroglancer_unnamed="dim_"),
     Format("zarr2", ".zarray", ".zattrs",
            lambda docs: dict(docs.get(".zattrs") or {}),
            lambda node: {"driver": "zarr", "assume_metadata": True,
                          "metadata": clean_zarr2_metadata(node.docs[".zarray"])},
-           "C", _zarr2_facts, Zarr2Keys(), ome_version="0.4", group_document=(".zgroup", {"zarr_format": 2}),
+           "C", _zarr2_facts, Zarr2Keys(), consolidated=layouts.ZARR2, ome_version="0.4",
+           group_document=(".zgroup", {"zarr_format": 2}),
            neuroglancer_scheme="zarr2"),
     # tensorstore is given only the array members of an N5 document, so attributes it would reject do not stop it
     Format("n5", "attributes.json", "attributes.json",
