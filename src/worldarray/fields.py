@@ -67,12 +67,14 @@ class Facts:
 
 @dataclass(frozen=True)
 class Placement:
-    """A rule's answer, one entry per axis: voxel size, voxel 0's centre, units, and axis names when it found some."""
+    """A rule's answer, one entry per axis: voxel size, voxel 0's centre, units, and axis names when it found some;
+    ``spatial``, the indices of the spatial axes when the rule names them (None: the axis names tell)."""
 
     voxel_size: tuple[float, ...]
     translation: tuple[float, ...]
     units: tuple[str, ...]
     axes: tuple[str, ...] | None = None
+    spatial: tuple[int, ...] | None = None
 
 
 class PlacementRule(Protocol):

@@ -257,7 +257,7 @@ def centre_of(corner: Any, voxel_size: Any, index: Any) -> Any:
     return corner + (index + 0.5) * voxel_size
 
 
-def _shifted(values, voxel_size, axes, shift: Callable) -> tuple[float, ...]:
+def _shifted(values, voxel_size, axes, shift: Callable, spatial: Sequence[int] | None = None) -> tuple[float, ...]:
     values = tuple(float(v) for v in values)
     voxel_size = tuple(float(v) for v in voxel_size)
     if len(values) != len(voxel_size):
@@ -266,30 +266,31 @@ def _shifted(values, voxel_size, axes, shift: Callable) -> tuple[float, ...]:
         )
     if axes is not None and len(axes) != len(values):
         raise ValueError(f"axes {tuple(axes)} do not match {len(values)} coordinates {values}")
-    spatial = set(spatial_indices(axes, len(values)))
+    shifted = set(spatial_indices(axes, len(values)) if spatial is None else spatial)
     moved = shift(values, voxel_size)
-    return tuple(m if i in spatial else v for i, (v, m) in enumerate(zip(values, moved, strict=True)))
+    return tuple(m if i in shifted else v for i, (v, m) in enumerate(zip(values, moved, strict=True)))
 
 
-def corner_to_centre(corner, voxel_size, axes=None) -> tuple[float, ...]:
+def corner_to_centre(corner, voxel_size, axes=None, spatial: Sequence[int] | None = None) -> tuple[float, ...]:
     """Return the translation (voxel 0's centre) of a grid whose voxel 0 has its lower corner at ``corner``.
 
-    Half a voxel is added along the spatial axes only (named z, y, x; else the last three),
-    never along channel or time.
+    Half a voxel is added along the spatial axes only (``spatial`` when given; else named z, y, x; else the last
+    three), never along channel or time.
 
     >>> corner_to_centre((0.0, 0.0), (4.0, 8.0))
     (2.0, 4.0)
     """
-    return _shifted(corner, voxel_size, axes, centres)
+    return _shifted(corner, voxel_size, axes, centres, spatial)
 
 
-def centre_to_corner(translation, voxel_size, axes=None) -> tuple[float, ...]:
-    """Return the lower corner of voxel 0 of a grid whose voxel 0 is centred at ``translation``.
+def centre_to_corner(translation, voxel_size, axes=None, spatial: Sequence[int] | None = None) -> tuple[float, ...]:
+    """Return the outer corner of voxel 0 of a grid whose voxel 0 is centred at ``translation`` (half a voxel
+    below it along the spatial axes, as ``corner_to_centre`` chooses them).
 
     >>> centre_to_corner((2.0, 4.0), (4.0, 8.0))
     (0.0, 0.0)
     """
-    return _shifted(translation, voxel_size, axes, corners)
+    return _shifted(translation, voxel_size, axes, corners, spatial)
 
 
 # ---------------------------------------------------------------- the centre rule

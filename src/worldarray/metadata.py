@@ -1,7 +1,7 @@
 """Each format places an array by the first of its ordered rules that finds something; that rule's name is placed_by.
 
 Parsing is pure: documents (dicts) in, an ArrayMeta out, no I/O. A rule is one convention's module (``ome``,
-``cosem``, ``funlib``, ``dimension_units``, ``n5``, ``precomputed``), each with the one signature
+``spatial``, ``cosem``, ``funlib``, ``dimension_units``, ``n5``, ``precomputed``), each with the one signature
 ``fields.PlacementRule``; this module holds what the array documents say apart from placement (``FACTS``), the one
 precedence table (``RULES``: per format, the rules in order; reading the tuple tells the order, and every other list
 of formats or rule names is derived from it) and the loop that applies it (``parse``). ``level_placements`` places
@@ -28,6 +28,7 @@ from .geometry import centre_to_corner, corner_to_centre, default_axes, spatial_
 from .n5 import level_position, n5_group_factors, n5_placement
 from .ome import cosem_entry, first_listing, group_placement, multiscales_of, ome_placement
 from .precomputed import precomputed_placement, scale_keys
+from .spatial import spatial_placement
 from .units import NANOMETER, Request, UnitsArgument, convert
 
 __all__ = ["ArrayMeta", "MetadataWarning", "Document", "Source", "Facts", "Placement", "Rule", "RULES", "FACTS",
@@ -53,8 +54,10 @@ class ArrayMeta:
     """What the documents say about one array, one entry per axis in C order, in the store's own units.
 
     ``translation`` is the centre of voxel 0; ``corner`` (derived) is half a voxel below it on
-    the spatial axes. ``dtype`` is a numpy dtype in native byte order, the values a read returns; a string (or
-    anything ``np.dtype`` takes) is converted, so ``meta.dtype == "uint16"`` holds for a stored ``">u2"``.
+    the spatial axes. ``spatial_axes`` holds the spatial axes' indices when the rule that placed the array named
+    them (``spatial:dimensions``); None leaves them to the axis names (``spatial``). ``dtype`` is a numpy dtype
+    in native byte order, the values a read returns; a string (or anything ``np.dtype`` takes) is converted, so
+    ``meta.dtype == "uint16"`` holds for a stored ``">u2"``.
     """
 
     shape: tuple[int, ...]
@@ -73,6 +76,7 @@ class ArrayMeta:
     placed_by: str | None = None
     fill_value: Any = None
     shard_shape: tuple[int, ...] | None = None
+    spatial_axes: tuple[int, ...] | None = None
 
     def __post_init__(self):
         n = len(self.shape)
@@ -89,6 +93,11 @@ class ArrayMeta:
         object.__setattr__(self, "dtype", native_dtype(self.dtype, f"{self.path}: ArrayMeta.dtype"))
         object.__setattr__(self, "voxel_size", _floats(self.voxel_size))
         object.__setattr__(self, "translation", _floats(self.translation))
+        if self.spatial_axes is not None:
+            if not all(0 <= i < n for i in self.spatial_axes) or len(set(self.spatial_axes)) != len(self.spatial_axes):
+                raise ValueError(f"{self.path}: ArrayMeta.spatial_axes is {tuple(self.spatial_axes)}; expected "
+                                 f"distinct axis indices below {n}")
+            object.__setattr__(self, "spatial_axes", tuple(sorted(int(i) for i in self.spatial_axes)))
 
     @property
     def ndim(self) -> int:
@@ -102,13 +111,14 @@ class ArrayMeta:
 
     @property
     def spatial(self) -> tuple[int, ...]:
-        """Indices of the axes named z, y or x when any are; else the last three."""
-        return spatial_indices(self.axes)
+        """Indices of the spatial axes: those the placing rule named (``spatial_axes``); else the axes named z, y or
+        x when any are; else the last three that are not time or channel."""
+        return self.spatial_axes if self.spatial_axes is not None else spatial_indices(self.axes)
 
     @property
     def corner(self) -> tuple[float, ...]:
-        """The lower corner of voxel 0: translation less half a voxel on the spatial axes."""
-        return centre_to_corner(self.translation, self.voxel_size, self.axes)
+        """The outer corner of voxel 0: translation less half a voxel on the spatial axes."""
+        return centre_to_corner(self.translation, self.voxel_size, self.axes, self.spatial)
 
     def in_units(self, space: str | None = None, time: str | None = None, strict: bool = True) -> ArrayMeta:
         """Return this meta with length axes converted to ``space`` and time axes to ``time``.
@@ -151,6 +161,9 @@ class ArrayMeta:
         def without(values):
             return None if values is None else tuple(v for j, v in enumerate(values) if j != index)
 
+        spatial = None if self.spatial_axes is None else tuple(
+            i - (i > index) for i in self.spatial_axes if i != index)
+
         return dataclasses.replace(
             self,
             shape=without(self.shape),
@@ -160,6 +173,7 @@ class ArrayMeta:
             units=without(self.units),
             voxel_size=without(self.voxel_size),
             translation=without(self.translation),
+            spatial_axes=spatial,
         )
 
     def __repr__(self) -> str:
@@ -180,12 +194,12 @@ FACTS: dict[str, Callable[[Source], Facts]] = {name: form.facts for name, form i
 # each rule is one convention's module, with the one signature fields.PlacementRule
 _OME, _COSEM, _FUNLIB = Rule("ome", ome_placement), Rule("cosem", cosem_placement), Rule("funlib", funlib_placement)
 _DIMENSION_UNITS, _N5 = Rule("dimension_units", dimension_units_placement), Rule("n5", n5_placement)
-_PRECOMPUTED = Rule("precomputed", precomputed_placement)
+_PRECOMPUTED, _SPATIAL = Rule("precomputed", precomputed_placement), Rule("spatial", spatial_placement)
 
 #: Per format, the placement rules in precedence order; the first that finds something names placed_by.
 RULES: dict[str, tuple[Rule, ...]] = {
-    "zarr2": (_OME, _COSEM, _FUNLIB),
-    "zarr3": (_OME, _COSEM, _FUNLIB, _DIMENSION_UNITS),
+    "zarr2": (_OME, _SPATIAL, _COSEM, _FUNLIB),
+    "zarr3": (_OME, _SPATIAL, _COSEM, _FUNLIB, _DIMENSION_UNITS),
     "n5": (_COSEM, _FUNLIB, _N5),
     "precomputed": (_PRECOMPUTED,),
 }
@@ -236,6 +250,7 @@ def parse(source: Source, metadata_conflicts: str = "error") -> ArrayMeta:
         placed_by=placed_by,
         fill_value=facts.fill_value,
         shard_shape=facts.shard_shape,
+        spatial_axes=placement.spatial,
     )
 
 

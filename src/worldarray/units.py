@@ -1,7 +1,7 @@
-"""A unit is converted through one table of metres and seconds, and only when a caller asks.
+"""A unit is converted through one table of metres, seconds and degrees, and only when a caller asks.
 
-Every spelling the package knows is a key of ``TABLE["length"]`` (metres per unit) or
-``TABLE["time"]`` (seconds per unit), matched exactly: case is part of a unit's name ("Mm" is no
+Every spelling the package knows is a key of ``TABLE["length"]`` (metres per unit), ``TABLE["time"]`` (seconds
+per unit) or ``TABLE["angle"]`` (degrees per unit), matched exactly: case is part of a unit's name ("Mm" is no
 millimetre). Any other string is accepted as a label and kept; it becomes an error only when a
 conversion is asked of it. This module also owns the one reading of a ``units=`` argument
 (``Request``), the one conversion of a placement (``convert``), and the one assumption about a
@@ -10,6 +10,7 @@ spatial axis with no unit: it is in nanometres, and one MetadataWarning says so.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
@@ -43,7 +44,13 @@ _TIMES = (
     ("nanosecond", "ns", (1, -9), ("nanoseconds",)),
 )
 
-_KINDS = {"length": "space", "time": "time"}
+# an angle's factors: a degree is exact, a radian 180/pi degrees (a float, the one factor that is no power of ten)
+_ANGLES = (
+    ("degree", "deg", (1, 0), ("degrees",)),
+    ("radian", "rad", (180 / math.pi, 0), ("radians",)),
+)
+
+_KINDS = {"length": "space", "time": "time", "angle": "angle"}
 
 #: The length units by their OME names, largest first.
 LENGTH_UNITS = tuple(ome for ome, _, _, _ in _LENGTHS)
@@ -66,13 +73,15 @@ def _spellings(rows):
 
 _LENGTH_TABLE, _LENGTH_NAMES, _LENGTH_EXACT = _spellings(_LENGTHS)
 _TIME_TABLE, _TIME_NAMES, _TIME_EXACT = _spellings(_TIMES)
+_ANGLE_TABLE, _ANGLE_NAMES, _ANGLE_EXACT = _spellings(_ANGLES)
 # Factors are computed from mantissas and powers of ten, so micrometre to nanometre is exactly 1000.
-_EXACT = {"length": _LENGTH_EXACT, "time": _TIME_EXACT}
+_EXACT = {"length": _LENGTH_EXACT, "time": _TIME_EXACT, "angle": _ANGLE_EXACT}
 
-#: Public unit tables: metres per length unit and seconds per time unit, by every known spelling.
-TABLE: dict[str, dict[str, float]] = {"length": _LENGTH_TABLE, "time": _TIME_TABLE}
-_NAMES = {"length": _LENGTH_NAMES, "time": _TIME_NAMES}
-_KNOWN = sorted(TABLE["length"]) + sorted(TABLE["time"])
+#: Public unit tables: metres per length unit, seconds per time unit and degrees per angle unit, by every known
+#: spelling.
+TABLE: dict[str, dict[str, float]] = {"length": _LENGTH_TABLE, "time": _TIME_TABLE, "angle": _ANGLE_TABLE}
+_NAMES = {"length": _LENGTH_NAMES, "time": _TIME_NAMES, "angle": _ANGLE_NAMES}
+_KNOWN = sorted(TABLE["length"]) + sorted(TABLE["time"]) + sorted(TABLE["angle"])
 
 
 def lookup(unit: str) -> tuple[str, float] | None:
@@ -93,10 +102,10 @@ def _canonical(unit: str) -> tuple[str, str] | None:
 
 
 def kind(unit: str) -> str:
-    """Return ``"space"`` for a length, ``"time"`` for a time, else ``"unknown"``.
+    """Return ``"space"`` for a length, ``"time"`` for a time, ``"angle"`` for an angle, else ``"unknown"``.
 
-    >>> kind("µm"), kind("ms"), kind("degrees_north")
-    ('space', 'time', 'unknown')
+    >>> kind("µm"), kind("ms"), kind("degree"), kind("degrees_north")
+    ('space', 'time', 'angle', 'unknown')
     """
     found = lookup(unit)
     return _KINDS[found[0]] if found else "unknown"
@@ -117,10 +126,13 @@ def factor(unit: str, target: str) -> float:
     if source is None or goal is None or source[0] != goal[0]:
         raise ValueError(
             f"cannot convert unit {unit!r} ({kind(unit)}) to {target!r} ({kind(target)}); "
-            f"known units: {sorted(TABLE['length'])} and {sorted(TABLE['time'])}"
+            f"known units: {sorted(TABLE['length'])}, {sorted(TABLE['time'])} and {sorted(TABLE['angle'])}"
         )
     (m1, p1), (m2, p2) = _EXACT[source[0]][unit], _EXACT[goal[0]][target]
-    ratio = m1 / m2 if m1 % m2 else m1 // m2
+    if isinstance(m1, float) or isinstance(m2, float):  # a radian: no whole mantissa, so no exact ratio
+        ratio = m1 / m2
+    else:
+        ratio = m1 / m2 if m1 % m2 else m1 // m2
     power = p1 - p2
     return float(ratio * 10**power) if power >= 0 else ratio / 10 ** (-power)
 
@@ -165,6 +177,7 @@ class Request:
     space: str | None = None
     time: str | None = None
     per_axis: tuple[str, ...] | None = None
+    angle: str | None = None
 
     @classmethod
     def of(cls, units: UnitsArgument) -> Request:
@@ -177,11 +190,12 @@ class Request:
         if isinstance(units, str):
             return cls(space=units)
         if isinstance(units, Mapping):
-            if set(units) <= {"space", "time"} and all(v is None or isinstance(v, str) for v in units.values()):
-                return cls(space=units.get("space"), time=units.get("time"))
+            if set(units) <= {"space", "time", "angle"} and all(v is None or isinstance(v, str)
+                                                                for v in units.values()):
+                return cls(space=units.get("space"), time=units.get("time"), angle=units.get("angle"))
         elif isinstance(units, Sequence) and all(isinstance(u, str) or u is None for u in units):
             return cls(per_axis=tuple(u or "" for u in units))
-        raise ValueError(f"units is {units!r}; expected a unit name, a dict with 'space' and/or 'time', "
+        raise ValueError(f"units is {units!r}; expected a unit name, a dict with 'space', 'time' and/or 'angle', "
                          "one unit per axis ('' on an axis that has none), or None")
 
     @classmethod
@@ -196,28 +210,36 @@ class Request:
         """
         request = cls.of(units)
         wanted: list[tuple[str | None, str | None, str]] = [(request.space, "space", "a length"),
-                                                            (request.time, "time", "a time")]
-        wanted += [(unit, None, "a length or a time") for unit in request.per_axis or ()]
+                                                            (request.time, "time", "a time"),
+                                                            (request.angle, "angle", "an angle")]
+        wanted += [(unit, None, "a length, a time or an angle") for unit in request.per_axis or ()]
+        tables = {"space": "length", "time": "time", "angle": "angle"}
         for unit, axis_kind, label in wanted:
             if unit and (kind(unit) == "unknown" if axis_kind is None else kind(unit) != axis_kind):
-                known = sorted(TABLE["length" if axis_kind == "space" else "time"]) if axis_kind else _KNOWN
+                known = sorted(TABLE[tables[axis_kind]]) if axis_kind else _KNOWN
                 raise ValueError(f"units is {units!r}: {unit!r} is not {label} unit the unit table knows; expected "
                                  f"one of {known}")
         return request
 
     def by_kind(self, index: int, axis_kind: str) -> str | None:
-        """The unit wanted on axis ``index`` of kind "space", "time" or another; None or "" keeps what is there."""
+        """The unit wanted on axis ``index`` of kind "space", "time", "angle" or another; None or "" keeps what is
+        there."""
         if self.per_axis is not None:
             if index >= len(self.per_axis):
                 raise ValueError(f"units is {list(self.per_axis)!r}; expected one unit for each axis, "
                                  f"and axis {index} has none")
             return self.per_axis[index]
-        return self.space if axis_kind == "space" else self.time if axis_kind == "time" else None
+        return {"space": self.space, "time": self.time, "angle": self.angle}.get(axis_kind)
 
     def targets(self, stored: Sequence[str], spatial: Sequence[int]) -> tuple[str | None, ...]:
         """Per axis, the unit to convert the stored unit to (None: keep it); an axis's kind is its stored unit's.
 
-        A unit that is no length or time (or none at all) counts as a length on a spatial axis.
+        A unit that is no length, time or angle (or none at all) counts as a length on a spatial axis. An angle
+        axis (degrees) is converted only to an angle unit (``{"angle": "radian"}`` or one unit per axis): the
+        default ``units="nanometer"`` leaves it in its own unit.
+
+        >>> Request.of("nanometer").targets(("degree", "degree", ""), (0, 1))
+        (None, None, None)
         """
         out = []
         for i, unit in enumerate(stored):

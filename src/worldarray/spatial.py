@@ -1,0 +1,152 @@
+"""The zarr-conventions ``spatial:`` attributes place an array by an affine ``spatial:transform`` over the axes
+``spatial:dimensions`` names, in the unit its ``proj:`` CRS tells.
+
+``spatial:`` attributes on the array place it; else its parent group's place each array directly inside it that
+has none of its own. ``spatial:dimensions`` names the spatial axes by the array's dimension names, and only those
+are spatial (a ``band`` axis gets voxel 1, translation 0, no unit and no half voxel). ``spatial:transform``
+``[a, b, c, d, e, f]`` is in Affine/rasterio order: x = a*col + b*row + c, y = d*col + e*row + f, col the last
+spatial dimension and row the one before; under ``spatial:registration`` "pixel" (the default) ``(c, f)`` is the
+outer corner of pixel (0, 0), under "node" its centre. A negative step (``e < 0``, north-up) is a negative voxel
+size. A rotation or shear, or a ``spatial:transform_type`` other than "affine", warns and places nothing.
+
+The unit comes from ``proj:code`` (a UTM zone or a CRS of ``CRS_UNITS``), else from the unit ``proj:wkt2`` or
+``proj:projjson`` names; a CRS whose unit cannot be told leaves "" with a MetadataWarning. No I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from .diagnostics import warn
+from .fields import Document, Facts, Placement, Source, numbers, strings, text, where
+from .geometry import corner_to_centre
+
+__all__ = ["spatial_placement", "crs_unit", "CRS_UNITS"]
+
+#: The CRSs by ``proj:code`` whose unit the package knows beyond the UTM zones (EPSG:326NN and EPSG:327NN, metre).
+CRS_UNITS: Mapping[str, str] = {
+    "EPSG:4326": "degree",  # WGS 84, geographic
+    "EPSG:4258": "degree",  # ETRS89, geographic
+    "EPSG:3857": "meter",  # WGS 84 / Pseudo-Mercator
+    "EPSG:3035": "meter",  # ETRS89-extended / LAEA Europe
+}
+
+_UTM = re.compile(r"EPSG:32[67](0[1-9]|[1-5][0-9]|60)")
+_WKT_UNIT = re.compile(r'\b(LENGTHUNIT|ANGLEUNIT|UNIT)\[\s*"([^"]+)"')
+_UNIT_NAMES = {"metre": "meter", "meter": "meter", "degree": "degree", "radian": "radian"}
+_REGISTRATIONS = ("pixel", "node")
+
+
+def _projjson_unit(value: Any) -> str | None:
+    """The unit a PROJJSON object names: the first ``unit`` found, depth first (a name or an object with one)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            unit = item.get("unit")
+            name = unit.get("name") if isinstance(unit, Mapping) else unit
+            if isinstance(name, str):
+                return name
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+    return None
+
+
+def crs_unit(attrs: Mapping[str, Any], url: str) -> str:
+    """The unit of the spatial axes from the ``proj:`` attributes: "meter", "degree", or "" (with a warning) when the
+    CRS does not tell, or there is none.
+
+    >>> crs_unit({"proj:code": "EPSG:32630"}, "t.zarr/zarr.json"), crs_unit({"proj:code": "EPSG:4326"}, "")
+    ('meter', 'degree')
+    >>> crs_unit({"proj:wkt2": 'PROJCRS["x", CS[Cartesian, 2], LENGTHUNIT["metre", 1]]'}, "")
+    'meter'
+    """
+    code = attrs.get("proj:code")
+    if isinstance(code, str):
+        if _UTM.fullmatch(code):
+            return "meter"
+        if code in CRS_UNITS:
+            return CRS_UNITS[code]
+    found: str | None = None
+    wkt = attrs.get("proj:wkt2")
+    if isinstance(wkt, str):
+        match = _WKT_UNIT.search(wkt)
+        found = match.group(2) if match else None
+    if found is None and "proj:projjson" in attrs:
+        found = _projjson_unit(attrs["proj:projjson"])
+    if found is not None and found.lower() in _UNIT_NAMES:
+        return _UNIT_NAMES[found.lower()]
+    told = {key: attrs[key] for key in ("proj:code", "proj:wkt2", "proj:projjson") if key in attrs}
+    shown = f"the CRS {told!r:.80}" if told else "no proj: CRS"
+    warn(f"{url}: {shown} does not tell the unit of the spatial axes; they have no unit (pass base_units= to "
+         "give it)")
+    return ""
+
+
+def _spatial_attrs(doc: Document) -> bool:
+    return any(isinstance(key, str) and key.startswith("spatial:") for key in doc.attrs)
+
+
+def _place(doc: Document, names: tuple[str, ...], ndim: int, own: bool) -> Placement | None:
+    attrs, url = doc.attrs, doc.url
+    if "spatial:dimensions" not in attrs or "spatial:transform" not in attrs:
+        return None
+    dimensions = strings(attrs["spatial:dimensions"], url, "spatial:dimensions")
+    if len(dimensions) not in (2, 3) or len(set(dimensions)) != len(dimensions):
+        raise ValueError(f"{where(url, 'spatial:dimensions')} is {list(dimensions)!r}; expected two or three "
+                         "distinct dimension names")
+    missing = [name for name in dimensions if name not in names]
+    if missing:
+        if own:
+            raise ValueError(f"{where(url, 'spatial:dimensions')} names {missing!r}, which the array's dimensions "
+                             f"{list(names)!r} do not have; expected names among them")
+        return None  # a group's attributes place only the children that have its dimensions
+    kind = attrs.get("spatial:transform_type", "affine")
+    if kind != "affine":
+        warn(f"{where(url, 'spatial:transform_type')} is {kind!r}; only 'affine' places an array, so it is unplaced")
+        return None
+    a, b, c, d, e, f = numbers(attrs["spatial:transform"], url, "spatial:transform", length=6)
+    if b != 0 or d != 0:
+        warn(f"{where(url, 'spatial:transform')} is {[a, b, c, d, e, f]!r}, a rotation or shear (b or d not 0); "
+             "only an axis-aligned transform places an array, so it is unplaced")
+        return None
+    if a == 0 or e == 0:
+        raise ValueError(f"{where(url, 'spatial:transform')} is {[a, b, c, d, e, f]!r}; expected steps a and e "
+                         "not 0")
+    registration = text(attrs.get("spatial:registration", "pixel"), url, "spatial:registration")
+    if registration not in _REGISTRATIONS:
+        raise ValueError(f"{where(url, 'spatial:registration')} is {registration!r}; expected one of "
+                         f"{_REGISTRATIONS}")
+    row, col = names.index(dimensions[-2]), names.index(dimensions[-1])
+    spatial = tuple(sorted(names.index(name) for name in dimensions))
+    sizes, origin = [1.0] * ndim, [0.0] * ndim
+    sizes[col], origin[col], sizes[row], origin[row] = a, c, e, f
+    # a third spatial dimension has no step in a 2-D affine: voxels of 1, its corner at 0
+    translation = corner_to_centre(origin, sizes, names, spatial=spatial if registration == "pixel" else ())
+    unit = crs_unit(attrs, url)
+    units = tuple(unit if i in spatial else "" for i in range(ndim))
+    return Placement(tuple(sizes), translation, units, names, spatial)
+
+
+def spatial_placement(source: Source, facts: Facts, ndim: int, conflicts: str) -> Placement | None:
+    """zarr-conventions ``spatial:``: the array's own attributes, else its parent group's, over the dimensions
+    ``spatial:dimensions`` names; None when neither has them or the group's name a dimension the array lacks.
+
+    >>> group = Document("t.zarr", "t.zarr/zarr.json", {"spatial:dimensions": ["northing", "easting"],
+    ...     "spatial:transform": [10, 0, 500000, 0, -10, 6200000], "proj:code": "EPSG:32630"})
+    >>> facts = Facts((4, 6, 3), "int8", (4, 6, 3), None, 0, ("northing", "easting", "band"))
+    >>> own = Document("t.zarr/embeddings", "t.zarr/embeddings/zarr.json", {})
+    >>> found = spatial_placement(Source("zarr3", own.path, {}, own.url, own, (group,)), facts, 3, "error")
+    >>> found.voxel_size, found.translation, found.units, found.spatial
+    ((-10.0, 10.0, 1.0), (6199995.0, 500005.0, 0.0), ('meter', 'meter', ''), (0, 1))
+    """
+    if facts.names is None:
+        return None
+    own = _spatial_attrs(source.own)
+    doc = source.own if own else source.parent
+    if doc is None:
+        return None
+    return _place(doc, tuple(facts.names), ndim, own)

@@ -1,0 +1,117 @@
+"""B4, first step: the zarr-conventions ``spatial:`` attributes place a TESSERA-like UTM zone, north-up.
+
+The oracle is numpy: the stored values indexed by the voxels whose centres (translation + i * voxel_size, from the
+zone's transform) lie in the world box.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import worldarray as wa
+from worldarray import units
+from worldarray.metadata import parse_documents
+from conftest import arange_values, build_store
+from metadata_cases import CASES
+
+ZONE = next(case for case in CASES if case["name"] == "zarr3_spatial_tessera_utm_zone_group")
+
+
+@pytest.fixture
+def zone(tmp_path):
+    return build_store(tmp_path, ZONE) / "zone.zarr" / "embeddings"
+
+
+def _centres(translation: float, step: float, n: int) -> np.ndarray:
+    return translation + np.arange(n) * step
+
+
+@pytest.mark.parametrize("units_asked", [None, "meter"])
+@pytest.mark.parametrize(("north", "east"), [((6199960, 6200000), (500000, 500060)),
+                                             ((6199971, 6199990), (500012, 500031)),
+                                             ((6199985, 6199995.0), (500005, 500015)),
+                                             ((6199965, 6199990), (500020, 500050))])
+def test_a_world_box_in_metres_reads_the_pixels_whose_centres_lie_in_it_north_row_first(zone, units_asked, north,
+                                                                                        east):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", wa.MetadataWarning)
+        vol = wa.open(str(zone), units=units_asked)
+    assert vol.meta.placed_by == "spatial" and vol.meta.spatial == (0, 1)
+    stored = arange_values((4, 6, 3), "int8")
+    rows = np.flatnonzero((_centres(6199995, -10, 4) >= north[0]) & (_centres(6199995, -10, 4) < north[1]))
+    cols = np.flatnonzero((_centres(500005, 10, 6) >= east[0]) & (_centres(500005, 10, 6) < east[1]))
+    got = vol.read(wa.Box((north[0], east[0]), (north[1], east[1])), padding=0)
+    want = stored[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1, :]
+    assert np.array_equal(got, want)
+    assert got.shape[2] == 3  # the band axis is read whole
+
+
+def test_the_zone_is_north_up_with_band_not_spatial(zone):
+    meta = wa.metadata(str(zone), units=None)
+    assert meta.spatial == (0, 1)
+    assert meta.corner == (6200000.0, 500000.0, 0.0)  # the outer corner; no half voxel on band
+
+
+def test_the_default_nanometre_units_convert_the_metre_axes_and_leave_band_alone(zone):
+    meta = wa.metadata(str(zone), units="nanometer")
+    assert meta.units == ("nanometer", "nanometer", "")
+    assert meta.voxel_size == (-1e10, 1e10, 1.0)
+    assert wa.open(str(zone)).voxel_size == (-1e10, 1e10)
+
+
+def _degrees(attrs=None):
+    own = {"spatial:dimensions": ["lat", "lon"], "spatial:transform": [0.5, 0, 10, 0, -0.5, 50],
+           "proj:code": "EPSG:4326", **(attrs or {})}
+    return parse_documents("zarr3", {"zarr_format": 3, "node_type": "array", "shape": [2, 4], "data_type": "uint8",
+                                     "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2, 4]}},
+                                     "dimension_names": ["lat", "lon"], "attributes": own})
+
+
+def test_a_degree_axis_stays_in_degrees_unless_an_angle_unit_is_asked():
+    meta = _degrees()
+    assert meta.units == ("degree", "degree")
+    assert meta.converted("nanometer") == meta
+    radians = meta.converted({"angle": "radian"})
+    assert radians.units == ("radian", "radian")
+    assert radians.voxel_size == pytest.approx((-0.5 * math.pi / 180, 0.5 * math.pi / 180))
+    assert meta.converted(["rad", "deg"]).units == ("rad", "deg")
+    with pytest.raises(ValueError, match="'meter' is not an angle unit"):
+        meta.converted({"angle": "meter"})
+
+
+def test_the_angle_kind_of_the_unit_table():
+    assert [units.kind(u) for u in ("degree", "degrees", "deg", "radian", "radians", "rad")] == ["angle"] * 6
+    assert units.factor("degree", "deg") == 1
+    assert units.factor("radian", "degree") == pytest.approx(180 / math.pi)
+    with pytest.raises(ValueError, match="cannot convert"):
+        units.factor("degree", "meter")
+
+
+@pytest.mark.parametrize(("attrs", "unit"), [
+    ({"proj:code": "EPSG:32733"}, "meter"),
+    ({"proj:code": "EPSG:3035"}, "meter"),
+    ({"proj:code": None, "proj:wkt2": 'GEOGCRS["WGS 84", CS[ellipsoidal, 2], ANGLEUNIT["degree", 0.0174532925199433]]'},
+     "degree"),
+    ({"proj:code": None, "proj:projjson": {"type": "ProjectedCRS", "coordinate_system": {
+        "axis": [{"name": "Easting", "unit": "metre"}, {"name": "Northing", "unit": "metre"}]}}}, "meter"),
+])
+def test_units_from_proj(attrs, unit):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", wa.MetadataWarning)
+        assert _degrees(attrs).units == (unit, unit)
+
+
+def test_a_crs_whose_unit_cannot_be_told_warns_and_names_base_units():
+    with pytest.warns(wa.MetadataWarning, match="base_units="):
+        meta = _degrees({"proj:code": "EPSG:27700"})
+    assert meta.units == ("", "") and meta.placed_by == "spatial"
+
+
+def test_a_transform_type_other_than_affine_warns_and_places_nothing():
+    with pytest.warns(wa.MetadataWarning, match="spatial:transform_type.*'projective'"):
+        meta = _degrees({"spatial:transform_type": "projective"})
+    assert meta.placed_by is None
