@@ -241,3 +241,20 @@ def test_python_m_worldarray_runs_the_command_and_prints_what_main_prints(tmp_pa
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout == run("info", path, "--json").stdout
+
+
+def test_info_shows_the_crs_of_a_spatial_zone_in_text_and_json(tmp_path, run):
+    from conftest import build_store
+    zone = next(case for case in CASES if case["name"] == "zarr3_spatial_tessera_utm_zone_group")
+    path = str(build_store(tmp_path, zone) / "zone.zarr" / "embeddings")
+    text = run("info", path).stdout.splitlines()
+    assert 'crs: {"proj:code": "EPSG:32630"}' in text
+    document = json.loads(run("info", path, "--json").stdout)
+    assert [level["crs"] for level in document["levels"].values()] == [{"proj:code": "EPSG:32630"}]
+
+
+def test_info_without_a_crs_prints_no_crs_line_and_a_null_crs(tmp_path, run):
+    path = ome_pyramid(tmp_path, "v.zarr", [("s0", (2, 4, 4), (1, 1, 1), (0, 0, 0))])
+    assert not any(line.startswith("crs") for line in run("info", path).stdout.splitlines())
+    document = json.loads(run("info", path, "--json").stdout)
+    assert all(level["crs"] is None for level in document["levels"].values())

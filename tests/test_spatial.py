@@ -15,6 +15,7 @@ import pytest
 import worldarray as wa
 from worldarray import units
 from worldarray.metadata import parse_documents
+from worldarray.spatial import crs_of, crs_unit
 from conftest import arange_values, build_store
 from metadata_cases import CASES
 
@@ -115,3 +116,52 @@ def test_a_transform_type_other_than_affine_warns_and_places_nothing():
     with pytest.warns(wa.MetadataWarning, match="spatial:transform_type.*'projective'"):
         meta = _degrees({"spatial:transform_type": "projective"})
     assert meta.placed_by is None
+
+
+# ---------------------------------------------------------------- vol.crs, and WKT1 as a CF crs_wkt holds it
+
+UTM_30N_WKT1 = (
+    'PROJCS["WGS 84 / UTM zone 30N",GEOGCS["WGS 84",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563,'
+    'AUTHORITY["EPSG","7030"]],AUTHORITY["EPSG","6326"]],PRIMEM["Greenwich",0,AUTHORITY["EPSG","8901"]],'
+    'UNIT["degree",0.0174532925199433,AUTHORITY["EPSG","9122"]],AUTHORITY["EPSG","4326"]],'
+    'PROJECTION["Transverse_Mercator"],PARAMETER["latitude_of_origin",0],PARAMETER["central_meridian",-3],'
+    'PARAMETER["scale_factor",0.9996],PARAMETER["false_easting",500000],PARAMETER["false_northing",0],'
+    'UNIT["metre",1,AUTHORITY["EPSG","9001"]],AXIS["Easting",EAST],AXIS["Northing",NORTH],'
+    'AUTHORITY["EPSG","32630"]]')
+WGS84_WKT1 = (
+    'GEOGCS["WGS 84",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563,AUTHORITY["EPSG","7030"]],'
+    'AUTHORITY["EPSG","6326"]],PRIMEM["Greenwich",0,AUTHORITY["EPSG","8901"]],'
+    'UNIT["degree",0.0174532925199433,AUTHORITY["EPSG","9122"]],AXIS["Latitude",NORTH],AXIS["Longitude",EAST],'
+    'AUTHORITY["EPSG","4326"]]')
+
+
+def test_vol_crs_is_the_zone_groups_proj_object_as_stored(zone):
+    vol = wa.open(str(zone))
+    assert vol.crs == {"proj:code": "EPSG:32630"} and type(vol.crs) is dict
+    with pytest.raises(AttributeError):
+        vol.crs = None  # read-only
+
+
+def test_vol_crs_of_an_array_whose_own_attributes_place_it_is_its_own_proj_object_not_its_groups():
+    meta = _degrees({"proj:code": None, "proj:wkt2": WGS84_WKT1})
+    assert meta.placed_by == "spatial"
+    assert crs_of(meta.attrs, {"proj:code": "EPSG:32630"}, meta.placed_by) == {"proj:code": None,
+                                                                                 "proj:wkt2": WGS84_WKT1}
+
+
+def test_vol_crs_is_none_for_an_array_the_spatial_rule_did_not_place(tmp_path):
+    with pytest.warns(wa.MetadataWarning, match="no unit"):  # the coordinate array opens unplaced
+        vol = wa.open(str(build_store(tmp_path, ZONE) / "zone.zarr" / "easting"))
+    assert vol.meta.placed_by is None and vol.crs is None
+    path = tmp_path / "ome.zarr" / "s0"
+    wa.create(str(path), shape=(2, 2), dtype="uint8", voxel_size=1, translation=0, chunks=2, axes=("y", "x"),
+              group_attrs={"proj:code": "EPSG:32630"})
+    assert wa.open(str(path)).crs is None
+
+
+@pytest.mark.parametrize(("wkt", "unit"), [(UTM_30N_WKT1, "meter"), (WGS84_WKT1, "degree")])
+def test_wkt1_as_a_cf_crs_wkt_holds_it_gives_its_last_top_level_unit(wkt, unit):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", wa.MetadataWarning)
+        assert _degrees({"proj:code": None, "proj:wkt2": wkt}).units == (unit, unit)
+        assert crs_unit({"proj:wkt2": wkt}, "") == unit

@@ -29,6 +29,7 @@ from .keys import chunk_indices, chunk_key, hashed_shards, key_format, parse_chu
 from .levels import Level
 from .metadata import ArrayMeta
 from .retry import Retry
+from .spatial import crs_of
 from .units import NANOMETER, UnitsArgument
 
 __all__ = ["WorldArray", "open"]
@@ -153,6 +154,13 @@ class WorldArray(ArrayProtocol):
     def meta(self) -> ArrayMeta:
         """The stored level's ArrayMeta, in the store's own units."""
         return self._opened.meta
+
+    @property
+    def crs(self) -> dict[str, Any] | None:
+        """The ``proj:`` object as stored (``{"proj:code": "EPSG:32630"}``, or ``proj:wkt2``/``proj:projjson``) of
+        the attributes that placed the array by the ``spatial`` rule; None for an array that rule did not place."""
+        meta = self._opened.meta
+        return crs_of(meta.attrs, meta.group_attrs, meta.placed_by)
 
     @property
     def grid(self) -> ArrayMeta:

@@ -31,6 +31,7 @@ from .handle import metadata
 from .metadata import ArrayMeta
 from .paths import basename, is_remote, join
 from .pyramid import open_pyramid
+from .spatial import crs_of
 from .units import NANOMETER, Request, factor
 
 __all__ = ["main", "describe", "problems", "Problem"]
@@ -97,7 +98,7 @@ def describe(meta: ArrayMeta) -> dict[str, Any]:
         "units": list(meta.units), "voxel_size": list(meta.voxel_size), "translation": list(meta.translation),
         "corner": list(corner),
         "extent": [list(corner), [c + n * s for c, n, s in zip(corner, meta.shape, meta.voxel_size, strict=True)]],
-        "placed_by": meta.placed_by,
+        "placed_by": meta.placed_by, "crs": crs_of(meta.attrs, meta.group_attrs, meta.placed_by),
     }
 
 
@@ -127,6 +128,8 @@ def info_text(volume: Volume) -> str:
         axes = {(tuple(d["axes"]), tuple(d["units"])) for d in described}
         for names, units in sorted(axes):
             lines.append("axes " + ", ".join(f"{a} ({u or '-'})" for a, u in zip(names, units, strict=True)))
+        crss = [d["crs"] for d in described if d["crs"] is not None]
+        lines += [f"crs: {json.dumps(crs)}" for k, crs in enumerate(crss) if crs not in crss[:k]]
     table = [["level", *(title for title, _ in _COLUMNS)]]
     table += [[name, *(cell(d) for _, cell in _COLUMNS)] for name, d in rows.items()]
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]

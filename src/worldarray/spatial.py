@@ -23,7 +23,7 @@ from .diagnostics import warn
 from .fields import Document, Facts, Placement, Source, numbers, strings, text, where
 from .geometry import corner_to_centre
 
-__all__ = ["spatial_placement", "crs_unit", "CRS_UNITS"]
+__all__ = ["spatial_placement", "crs_unit", "crs_of", "wkt_unit", "CRS_UNITS"]
 
 #: The CRSs by ``proj:code`` whose unit the package knows beyond the UTM zones (EPSG:326NN and EPSG:327NN, metre).
 CRS_UNITS: Mapping[str, str] = {
@@ -34,7 +34,8 @@ CRS_UNITS: Mapping[str, str] = {
 }
 
 _UTM = re.compile(r"EPSG:32[67](0[1-9]|[1-5][0-9]|60)")
-_WKT_UNIT = re.compile(r'\b(LENGTHUNIT|ANGLEUNIT|UNIT)\[\s*"([^"]+)"')
+_WKT_UNITS = ("LENGTHUNIT", "ANGLEUNIT", "UNIT")
+_WKT_NODE = re.compile(r'"(?:[^"]|"")*"|([A-Za-z_][A-Za-z0-9_]*)\s*[\[(]|[\])]')
 _UNIT_NAMES = {"metre": "meter", "meter": "meter", "degree": "degree", "radian": "radian"}
 _REGISTRATIONS = ("pixel", "node")
 
@@ -55,6 +56,40 @@ def _projjson_unit(value: Any) -> str | None:
     return None
 
 
+def wkt_unit(wkt: str) -> str | None:
+    """The unit name a WKT string gives its coordinates, WKT2 (``LENGTHUNIT``, ``ANGLEUNIT``) or WKT1 as a CF
+    ``crs_wkt`` holds it (``UNIT``): the last unit directly inside the outermost node (a PROJCS's length unit, not
+    its GEOGCS's angle unit), else the first inside one of its AXIS nodes; None when there is neither.
+
+    >>> wkt_unit('PROJCS["UTM 30N", GEOGCS["WGS 84", UNIT["degree", 0.0174532925199433]], UNIT["metre", 1]]')
+    'metre'
+    >>> wkt_unit('GEOGCS["WGS 84", DATUM["WGS_1984", SPHEROID["WGS 84", 6378137, 298.257223563]], '
+    ...          'UNIT["degree", 0.0174532925199433]]')
+    'degree'
+    """
+    path: list[str] = []  # the keywords of the open nodes, outermost first
+    top: list[str] = []
+    in_axis: list[str] = []
+    for match in _WKT_NODE.finditer(wkt):
+        token = match.group(0)
+        if token.startswith('"'):
+            continue
+        if match.group(1) is None:  # a closing bracket
+            if path:
+                path.pop()
+            continue
+        keyword = match.group(1).upper()
+        if keyword in _WKT_UNITS:
+            name = re.match(r'\s*"((?:[^"]|"")*)"', wkt[match.end():])
+            if name is not None:
+                if len(path) == 1:
+                    top.append(name.group(1))
+                elif len(path) == 2 and path[1] == "AXIS":
+                    in_axis.append(name.group(1))
+        path.append(keyword)
+    return top[-1] if top else in_axis[0] if in_axis else None
+
+
 def crs_unit(attrs: Mapping[str, Any], url: str) -> str:
     """The unit of the spatial axes from the ``proj:`` attributes: "meter", "degree", or "" (with a warning) when the
     CRS does not tell, or there is none.
@@ -73,8 +108,7 @@ def crs_unit(attrs: Mapping[str, Any], url: str) -> str:
     found: str | None = None
     wkt = attrs.get("proj:wkt2")
     if isinstance(wkt, str):
-        match = _WKT_UNIT.search(wkt)
-        found = match.group(2) if match else None
+        found = wkt_unit(wkt)
     if found is None and "proj:projjson" in attrs:
         found = _projjson_unit(attrs["proj:projjson"])
     if found is not None and found.lower() in _UNIT_NAMES:
@@ -87,7 +121,28 @@ def crs_unit(attrs: Mapping[str, Any], url: str) -> str:
 
 
 def _spatial_attrs(doc: Document) -> bool:
-    return any(isinstance(key, str) and key.startswith("spatial:") for key in doc.attrs)
+    return _has_spatial(doc.attrs)
+
+
+def _has_spatial(attrs: Mapping[str, Any]) -> bool:
+    return any(isinstance(key, str) and key.startswith("spatial:") for key in attrs)
+
+
+def crs_of(attrs: Mapping[str, Any], group_attrs: Mapping[str, Any], placed_by: str | None) -> dict[str, Any] | None:
+    """The ``proj:`` object as stored (``vol.crs``): the ``proj:``-prefixed attributes of the document whose
+    ``spatial:`` attributes placed the array (its own, else its parent group's), as a plain dict; None when the
+    spatial rule did not place it or that document has no ``proj:`` attribute.
+
+    >>> crs_of({}, {"spatial:dimensions": ["y", "x"], "proj:code": "EPSG:32630"}, "spatial")
+    {'proj:code': 'EPSG:32630'}
+    >>> crs_of({"proj:code": "EPSG:32630"}, {}, "ome") is None
+    True
+    """
+    if placed_by != "spatial":
+        return None
+    doc = attrs if _has_spatial(attrs) else group_attrs
+    found = {key: value for key, value in doc.items() if isinstance(key, str) and key.startswith("proj:")}
+    return found or None
 
 
 def _place(doc: Document, names: tuple[str, ...], ndim: int, own: bool) -> Placement | None:
