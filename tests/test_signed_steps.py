@@ -362,9 +362,10 @@ def test_a_base_voxel_size_rescales_a_negative_step_by_magnitude_keeping_its_dir
     assert base_rescale(_meta((-4.0, 3.0), (46.0, 1.5)), (8.0, 6.0)) == (2.0, 2.0)
 
 
-def test_create_and_grid_still_refuse_a_negative_voxel_size(tmp_path):
-    # a reader of negative steps, and a writer of them, are the next issue's: nothing here makes one
-    with pytest.raises(ValueError, match="voxel_size"):
+def test_create_still_refuses_a_negative_voxel_size_and_a_grid_now_takes_one(tmp_path):
+    # OME-NGFF scales are positive, so the package writes no north-up array; a grid plans one (a read_onto target)
+    with pytest.raises(ValueError, match="voxel_size is .*axis 'y' has a negative step"):
         wa.create(str(tmp_path / "g" / "s0"), (4, 4), "uint8", (-4.0, 3.0), 0.0, axes=("y", "x"), chunks=4)
+    assert wa.Grid((4, 4), (-4.0, 3.0), 0.0, axes=("y", "x")).voxel_size == (-4.0, 3.0)
     with pytest.raises(ValueError, match="voxel_size"):
-        wa.Grid((4, 4), (-4.0, 3.0), 0.0, axes=("y", "x"))
+        wa.Grid((4, 4), (0.0, 3.0), 0.0, axes=("y", "x"))

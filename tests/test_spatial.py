@@ -7,6 +7,7 @@ zone's transform) lie in the world box.
 from __future__ import annotations
 
 import math
+import pickle
 import warnings
 
 import numpy as np
@@ -165,3 +166,71 @@ def test_wkt1_as_a_cf_crs_wkt_holds_it_gives_its_last_top_level_unit(wkt, unit):
         warnings.simplefilter("error", wa.MetadataWarning)
         assert _degrees({"proj:code": None, "proj:wkt2": wkt}).units == (unit, unit)
         assert crs_unit({"proj:wkt2": wkt}, "") == unit
+
+
+# ---------------------------------------------------------------- signed steps through grids
+
+
+@pytest.mark.parametrize("units_asked", [None, "nanometer"])
+def test_grid_from_meta_of_the_north_up_zone_answers_as_the_zone_handle(zone, units_asked):
+    vol = wa.open(str(zone), units=units_asked)
+    grid = wa.Grid.from_meta(vol.grid)
+    assert grid.spatial == vol.spatial == (0, 1) and grid.voxel_size == vol.voxel_size
+    assert grid.voxel_size[0] < 0
+    assert grid.box == vol.box and grid.corner == vol.corner and grid.translation == vol.translation
+    scale = 1 if units_asked is None else 1e9
+    for north, east in [((6199971, 6199990), (500012, 500031)), ((6199960, 6200000), (500000, 500060)),
+                        ((6199985, 6199995.0), (500005, 500015))]:
+        box = wa.Box((north[0] * scale, east[0] * scale), (north[1] * scale, east[1] * scale))
+        assert grid.index_box(box) == vol.index_box(box)
+    for begin, end in [((0, 0, 0), (4, 6, 3)), ((1, 2, 0), (3, 5, 1))]:
+        assert grid.chunks_covering(begin, end) == vol.chunks_covering(begin, end)
+    assert list(grid.blocks((2, 3, 3))) == list(vol.blocks((2, 3, 3)))
+    assert pickle.loads(pickle.dumps(grid)) == grid
+
+
+def test_a_north_up_grid_given_by_its_facts_has_a_min_max_box_and_refuses_a_zero_step():
+    grid = wa.Grid((4, 6), (-10, 10), (6199995, 500005), axes=("y", "x"), units="meter", chunks=(2, 3))
+    assert grid.box == wa.Box((6199960.0, 500000.0), (6200000.0, 500060.0))
+    assert grid.corner == (6200000.0, 500000.0)
+    assert grid.index_box(wa.Box((6199971, 500012), (6199990, 500031))) == ((1, 1), (3, 3))
+    assert grid.chunks_covering((1, 1), (3, 3)) == [(0, 0), (1, 0)]
+    with pytest.raises(ValueError, match="voxel_size is .*not 0"):
+        wa.Grid((4, 6), (0, 10), 0, axes=("y", "x"))
+
+
+def test_grid_from_meta_at_a_magnitude_keeps_the_north_up_direction(zone):
+    vol = wa.open(str(zone), units="meter")
+    grid = wa.Grid.from_meta(vol.grid, voxel_size=20)
+    assert grid.voxel_size == (-20.0, 20.0) and grid.shape[:2] == (2, 3)
+    assert grid.box == vol.box
+    assert np.array_equal(vol.read_onto(grid, method="nearest").shape, (2, 3, 3))
+
+
+def test_read_onto_another_north_up_handle_at_the_same_voxel_size_takes_the_voxel_whose_centre_lies_in_each(
+        tmp_path):
+    stored = arange_values((4, 6, 3), "int8")
+    source = wa.open(str(build_store(tmp_path / "a", ZONE) / "zone.zarr" / "embeddings"), units="meter")
+    shifted = dict(ZONE, store=dict(ZONE["store"], groups=[dict(ZONE["store"]["groups"][0], attrs={
+        **ZONE["store"]["groups"][0]["attrs"], "spatial:transform": [10, 0, 500013, 0, -10, 6199986]})]))
+    other = wa.open(str(build_store(tmp_path / "b", shifted) / "zone.zarr" / "embeddings"), units="meter")
+    got = source.read_onto(other, padding=0)
+    # other's voxel (i, j) spans northing [6199976 - 10 i, 6199986 - 10 i), easting [500013 + 10 j, ...): the
+    # stored centre inside it is row i + 1, column j + 1 (6199985 - 10 i, 500015 + 10 j)
+    want = np.zeros((4, 6, 3), stored.dtype)
+    want[:3, :5] = stored[1:, 1:]
+    assert np.array_equal(got, want)
+
+
+def test_grid_accepting_a_negative_step_does_not_let_create_write_one(tmp_path):
+    grid = wa.Grid((4, 6), (-10, 10), (6199995, 500005), axes=("y", "x"), units="meter", chunks=(2, 3))
+    with pytest.raises(ValueError, match=r"voxel_size is \(-10\.0, 10\.0\); axis 'y' has a negative step, and "
+                                         "OME-NGFF scales are positive"):
+        wa.create(str(tmp_path / "v.zarr" / "s0"), grid=grid, dtype="uint8")
+    assert not (tmp_path / "v.zarr").exists()
+
+
+def test_create_of_a_negative_voxel_size_raises_naming_the_axis_and_writes_nothing(tmp_path):
+    with pytest.raises(ValueError, match=r"voxel_size is \(4, 4, -4\); axis 'x' has a negative step"):
+        wa.create(str(tmp_path / "v.zarr" / "s0"), (2, 2, 2), "uint8", (4, 4, -4), 0, chunks=2)
+    assert not (tmp_path / "v.zarr").exists()

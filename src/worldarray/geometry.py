@@ -414,6 +414,23 @@ def directed(sizes: Sequence[float], like: Sequence[float]) -> tuple[float, ...]
     return tuple(math.copysign(float(s), w) for s, w in zip(sizes, like, strict=True))
 
 
+def nonzero(sizes: Sequence[float], given: Any, name: str = "voxel_size") -> tuple[float, ...]:
+    """Signed voxel sizes (a north-up raster's negative step included), each not 0; ValueError naming the value
+    as given otherwise."""
+    if any(s == 0 for s in sizes):
+        raise ValueError(f"{name} is {given!r}; expected finite numbers not 0 (a negative step is a north-up axis)")
+    return tuple(sizes)
+
+
+def positive_steps(sizes: Sequence[float], given: Any, axes: Sequence[str]) -> None:
+    """Refuse a negative voxel size where the package writes (OME-NGFF scales are positive): ValueError naming the
+    value as given and the first axis with a negative step."""
+    for axis, size in zip(axes, sizes, strict=True):
+        if size < 0:
+            raise ValueError(f"voxel_size is {given!r}; axis {axis!r} has a negative step, and OME-NGFF scales are "
+                             "positive: the package writes no north-up array")
+
+
 def magnitudes(sizes: Any) -> tuple[float, ...]:
     """Voxel sizes without their direction: what level choice compares and orders."""
     return tuple(abs(float(s)) for s in sizes)

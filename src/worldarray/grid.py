@@ -21,7 +21,7 @@ from .fields import Placement
 from .formats import FORMATS
 from .blocks import Blocks, blocks, whole_numbers
 from .geometry import (Box, SizesOrNone, as_box, centre_of, centre_rule, centres, corners, default_axes, directed,
-                       in_voxels, index_bounds, on_grid, one_number, over_axes, per_axis, same, size_ratio,
+                       in_voxels, index_bounds, nonzero, on_grid, one_number, over_axes, per_axis, same, size_ratio,
                        sizes_or_none, snap_integral, spatial_indices, voxel_extent)
 from .metadata import ArrayMeta
 from .ome_write import axis_units
@@ -464,7 +464,9 @@ class Grid:
     its voxels lie, given by the same ``Frame`` a handle of those facts has.
 
     ``voxel_size`` and ``translation`` are one number, one per spatial axis or one per axis, ``translation`` the
-    centre of voxel 0; ``units`` as ``wa.create`` takes them. Without ``chunks`` the whole grid is one write unit.
+    centre of voxel 0; a voxel size may be negative (a north-up raster's row axis), never 0, though ``wa.create``
+    writes only positive ones; ``units`` as ``wa.create`` takes them. Without ``chunks`` the whole grid is one write
+    unit.
     Equal facts make equal grids; a grid pickles by its facts.
 
     >>> g = Grid((10, 10), 8, 4, chunks=4)
@@ -491,7 +493,7 @@ class Grid:
         chunk_shape = None if chunks is None else whole_numbers("chunks", chunks, ndim)
         shard_shape_ = shard_shape(shards, chunk_shape, names)
         meta = ArrayMeta(found, np.dtype("float64"), chunk_shape or tuple(max(n, 1) for n in found), names, True,
-                         units_of, over_axes(voxel_size, ndim, spatial, 1.0, "voxel_size", positive=True),
+                         units_of, nonzero(over_axes(voxel_size, ndim, spatial, 1.0, "voxel_size"), voxel_size),
                          over_axes(translation, ndim, spatial, 0.0, "translation"), "zarr3", "",
                          placed_by="ome", shard_shape=shard_shape_)  # what create places it by
         for name, value in (("frame", Frame(meta, meta, meta)), ("chunks", chunk_shape), ("shards", shard_shape_)):
@@ -503,14 +505,23 @@ class Grid:
     @classmethod
     def from_meta(cls, meta: ArrayMeta, voxel_size: Any = None) -> Grid:
         """The grid of an array (``wa.metadata(path)``, ``vol.meta`` or ``vol.grid``), its chunks and shards too; with
-        ``voxel_size``, the grid a resampled read of it fills: anchored at its corner, ``ceil(n * s / t)`` voxels."""
+        ``voxel_size``, the grid a resampled read of it fills: anchored at its corner, ``ceil(n * s / t)`` voxels,
+        each size a magnitude that keeps the array's direction on its axis (a north-up row axis stays negative)."""
         if not isinstance(meta, ArrayMeta):
             raise ValueError(f"meta is a {type(meta).__name__}; expected an ArrayMeta (wa.metadata(path) or vol.meta)")
         if voxel_size is not None:
             meta = resample_target(meta, per_axis(one_number(voxel_size), len(meta.spatial), "voxel_size",
                                                   positive=True), None)
-        return cls(meta.shape, meta.voxel_size, meta.translation, meta.axes, meta.units, meta.chunk_shape,
-                   meta.shard_shape)
+        grid = cls(meta.shape, meta.voxel_size, meta.translation, meta.axes,
+                   meta.units if meta.spatial_axes is None else NANOMETER, meta.chunk_shape, meta.shard_shape)
+        return grid if meta.spatial_axes is None else grid._named_spatial(meta.spatial_axes, meta.units)
+
+    def _named_spatial(self, spatial: Sequence[int], units: Sequence[str]) -> Grid:
+        """This grid with the spatial axes a placing rule named (``spatial:dimensions``, so a ``band`` axis is not
+        spatial) and the units on every axis as given."""
+        meta = dataclasses.replace(self.frame.meta, spatial_axes=tuple(spatial), units=tuple(units))
+        object.__setattr__(self, "frame", Frame(meta, meta, meta))
+        return self
 
     def meta(self, dtype: Any) -> ArrayMeta:
         """The ArrayMeta ``wa.create(path, grid=self, dtype=dtype)`` gives, on every field a grid knows, placed_by
@@ -548,17 +559,27 @@ class Grid:
         return meta.shape, meta.voxel_size, meta.translation, meta.axes, meta.units, self.chunks, self.shards
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return Grid, self._facts()
+        named = self.frame.meta.spatial_axes
+        if named is None:
+            return Grid, self._facts()
+        return _named_grid, (self._facts(), named)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Grid) and self._facts() == other._facts()
+        return (isinstance(other, Grid) and self._facts() == other._facts()
+                and self.frame.meta.spatial_axes == other.frame.meta.spatial_axes)
 
     def __hash__(self) -> int:
-        return hash(self._facts())
+        return hash((self._facts(), self.frame.meta.spatial_axes))
 
     def __repr__(self) -> str:
         names = ("shape", "voxel_size", "translation", "axes", "units", "chunks", "shards")
         return "Grid(" + ", ".join(f"{n}={v!r}" for n, v in zip(names, self._facts(), strict=True)) + ")"
+
+
+def _named_grid(facts: tuple[Any, ...], spatial: Sequence[int]) -> Grid:
+    """A pickled grid whose spatial axes a placing rule named."""
+    shape, voxel_size, translation, axes, units, chunks, shards = facts
+    return Grid(shape, voxel_size, translation, axes, NANOMETER, chunks, shards)._named_spatial(spatial, units)
 
 
 def onto(frame: Frame, grid: Grid, begin: Sequence[int] | None, end: Sequence[int] | None

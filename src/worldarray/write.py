@@ -29,7 +29,7 @@ from .detect import Gathered, Node, array_above, gather, probe, source_of
 from .formats import FORMATS, WRITTEN
 from .diagnostics import quiet
 from .fields import exact_value, json_fill, stored_fill
-from .geometry import Sizes, default_axes, isclose, over_axes, spatial_indices
+from .geometry import Sizes, default_axes, isclose, over_axes, positive_steps, spatial_indices
 from .factors import level_placement, level_shape
 from .blocks import whole_numbers
 from .grid import shard_shape
@@ -122,6 +122,11 @@ def plan_level(path: str, *, shape: int | Sequence[int], dtype: DTypeLike, voxel
         raise ValueError(f"codecs is {codecs!r}; expected 'zstd', 'none', a zarr v2 compressor dict or a zarr v3 "
                          "codecs list")
     fill_value = exact_value("fill_value", stored_fill(fill_value), dtype)
+    try:
+        signed = over_axes(voxel_size, ndim, spatial, 1.0, "voxel_size")
+    except ValueError:
+        signed = ()  # not numbers at all: the check below names the value
+    positive_steps(signed, voxel_size, axes[:len(signed)])
     return Level(path, shape, dtype, axes, units,
                  over_axes(voxel_size, ndim, spatial, 1.0, "voxel_size", positive=True),
                  over_axes(translation, ndim, spatial, 0.0, "translation"), chunks, shards, fill_value, codecs,
