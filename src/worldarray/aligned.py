@@ -15,7 +15,8 @@ from numpy.typing import ArrayLike
 
 from . import retry
 from .fields import exact_value
-from .geometry import BoxLike, index_bounds
+from .arguments import index_bounds
+from .geometry import BoxLike
 from .grid import Frame
 from .reach import Reach
 

@@ -19,11 +19,12 @@ from tensorstore import Context, TensorStore
 from . import aligned, neuroglancer, reading, retry, store
 from .blocks import Blocks, blocks
 from .diagnostics import UnitsWarning, warn
-from .geometry import Box, BoxLike, index_bounds
-from .grid import Grid, onto, target_grid, unit_slip
+from .geometry import Box, BoxLike
+from .grid import Grid, onto, target_grid
+from .slips import unit_slip
 from .handle import (METHODS, Index, Masked, Opened, Options, Padding, PathLike, Sizes, SizesOrNone, Transform,
                      checked_padding, open_level, pinned)
-from .arguments import context_or_none, flag, one_of
+from .arguments import context_or_none, flag, index_bounds, one_of
 from .indexing import ArrayProtocol
 from .keys import chunk_indices, chunk_key, hashed_shards, key_format, parse_chunk_key
 from .levels import Level
@@ -448,7 +449,7 @@ class WorldArray(ArrayProtocol):
         return self._read_box(begin, end, target, padding, method, mask, retries, transform, post_transform, select)
 
     def _warn_slip(self, sizes: Sequence[float], have: Sequence[float] | None = None) -> None:
-        """Warn once per handle of a voxel size that looks given in other units (``grid.unit_slip``)."""
+        """Warn once per handle of a voxel size that looks given in other units (``slips.unit_slip``)."""
         message = unit_slip(self._opened.frame, sizes, have)
         if message is not None:
             self.__dict__["_slip"] = True

@@ -52,7 +52,6 @@ __all__ = [
     "size_ratio",
     "no_coarser",
     "voxel_volume",
-    "index_bounds",
     "finite_box",
     "ceil_snapped",
     "on_grid",
@@ -190,37 +189,6 @@ def spread(values: Sequence[Any], ndim: int, spatial: Sequence[int], fill: Any) 
     for k, i in enumerate(spatial):
         out[i] = values[k]
     return tuple(out)
-
-
-def index_bounds(label: str, values: Any, ndim: int | None = None) -> tuple[int, ...]:
-    """Voxel index bounds as ints: Python or numpy integers, or floats that are exactly whole (``8.0``); never
-    truncated or rounded. ValueError for a float that is not whole, NaN or inf (or a wrong number of entries),
-    TypeError for a string, None or anything else that is no number, each naming ``label`` and the value.
-
-    >>> index_bounds("begin", (0, 8.0, np.int64(3)))
-    (0, 8, 3)
-    """
-    if type(values) is tuple and all(type(v) is int for v in values):  # the usual argument: nothing to convert
-        found: tuple[int, ...] = values
-    else:
-        if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__iter__"):
-            raise TypeError(f"{label} is {values!r}; expected whole numbers, one per axis")
-        found = tuple(_whole_bound(label, values, v) for v in values)
-    if ndim is not None and len(found) != ndim:
-        raise ValueError(f"{label} is {tuple(values)!r} ({len(found)} entries); expected {ndim} entries, one per axis")
-    return found
-
-
-def _whole_bound(label: str, values: Any, value: Any) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.integer, np.floating)):
-        raise TypeError(f"{label} is {tuple(values)!r}: {value!r} is a {type(value).__name__}; expected whole numbers")
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    number = float(value)
-    if not math.isfinite(number) or not number.is_integer():
-        raise ValueError(f"{label} is {tuple(values)!r}: {value!r} is not a whole number; index bounds are whole "
-                         "numbers (8.0 is one), never truncated")
-    return int(number)
 
 
 def finite_box(label: str, begin: Sequence[Any], end: Sequence[Any]) -> None:

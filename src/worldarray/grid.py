@@ -10,27 +10,26 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
 
+from .arguments import index_bounds
 from .fields import Placement
 from .formats import FORMATS
 from .blocks import Blocks, blocks, whole_numbers
 from .geometry import (Box, SizesOrNone, as_box, centre_of, centre_rule, centres, corners, default_axes, directed,
-                       in_voxels, index_bounds, nonzero, on_grid, one_number, over_axes, per_axis, same, size_ratio,
+                       in_voxels, nonzero, on_grid, one_number, over_axes, per_axis, same, size_ratio,
                        sizes_or_none, snap_integral, spatial_indices, voxel_extent)
 from .metadata import ArrayMeta
 from .ome_write import axis_units
 from .resample import plan_read, target_extent
-from .units import LENGTH_UNITS, NANOMETER, Request, UnitsArgument, convert, factor
-from .units import kind as units_kind
+from .units import NANOMETER, Request, UnitsArgument, convert
 
 __all__ = ["Frame", "frame_of", "rescaled", "base_rescale", "target_grid", "resample_target", "anchor_of", "pins_of",
-           "box_bounds", "spatial_placement", "Grid", "shard_shape", "unit_slip"]
+           "box_bounds", "spatial_placement", "Grid", "shard_shape"]
 
 #: A resample target: the target voxel sizes and the corner of target voxel 0, per spatial axis.
 Target = tuple[tuple[float, ...], tuple[float, ...]]
@@ -346,45 +345,6 @@ def target_grid(frame: Frame, voxel_size: Any, anchor: Any) -> Target | None:
     if frame.resampled:
         return frame.voxel_size, frame.corner
     return None
-
-
-#: A resample target this many times the handle's voxel size or more, on every spatial axis, warns as a unit slip.
-FAR_COARSER = 100.0
-
-
-def unit_slip(frame: Frame, sizes: Sequence[float], have: Sequence[float] | None = None) -> str | None:
-    """A warning when ``sizes`` look given in other units than ``have`` (the handle's voxel size): within 10% of one
-    power of 1000 (not 1) times it on every spatial axis, or ``FAR_COARSER`` times it or more on every spatial axis;
-    else None. The warning names both sizes, their unit and the unit that would make sense of ``sizes``."""
-    have = frame.voxel_size if have is None else tuple(have)
-    ratios = [size_ratio(size, own) for size, own in zip(sizes, have, strict=True)]
-    unit = frame.meta.units[frame.spatial[0]] or NANOMETER
-    powers = [round(math.log(r, 1000)) for r in ratios]
-    if len(set(powers)) == 1 and powers[0] != 0 and all(abs(r / 1000.0**p - 1) <= 0.1
-                                                        for r, p in zip(ratios, powers, strict=True)):
-        times = f"{1000.0 ** powers[0]:g} times"
-    elif min(ratios) >= FAR_COARSER:
-        times = f"{min(ratios):g} to {max(ratios):g} times" if max(ratios) > min(ratios) else f"{ratios[0]:g} times"
-    else:
-        return None
-    meant = _meant_unit(sizes, have, unit)
-    guess = f"in {meant}, where it is near the handle's" if meant else "in other units"
-    return (f"{frame.meta.path}: voxel_size {tuple(sizes)} is {times} the voxel size {have}, both in {unit}; was it "
-            f"given {guess}? Resampling as asked")
-
-
-def _meant_unit(sizes: Sequence[float], have: Sequence[float], unit: str) -> str | None:
-    """The length unit (OME's spellings) in which ``sizes`` come closest to ``have`` (in ``unit``), other than
-    ``unit`` itself; None when ``unit`` is no length the table knows."""
-    if units_kind(unit) != "space":
-        return None
-    best, distance = None, math.inf
-    for name in LENGTH_UNITS:
-        scale = factor(name, unit)
-        gap = sum(abs(math.log(size_ratio(s * scale, h))) for s, h in zip(sizes, have, strict=True))
-        if gap < distance and factor(name, unit) != 1.0:
-            best, distance = name, gap
-    return best
 
 
 def pins_of(grid: ArrayMeta, select: Mapping[str, int]) -> tuple[tuple[int, int], ...]:
