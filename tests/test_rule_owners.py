@@ -25,8 +25,6 @@ MODULES = sorted(SOURCE.glob("*.py"))
 
 # (module, the code on the line, why it is not the half voxel of Convention 1)
 HALF_VOXEL_ALLOWED = {
-    ("resample.py", "position = centres - 0.5"):
-        "Behaviour 4's source index p = (j + 1/2) t / s - 1/2: source voxel i is centred at index i",
     ("retry.py", "RACE_ATTEMPTS, RACE_DELAY = 5, 0.5"):
         "Behaviour 11's backoff of 0.5 s times the attempt: seconds, not voxels",
 }

@@ -44,6 +44,7 @@ __all__ = [
     "index_range",
     "voxel_extent",
     "in_voxels",
+    "from_centre",
     "holding",
     "inside",
     "target_span",
@@ -339,6 +340,12 @@ def in_voxels(distance: Any, voxel_size: Any) -> Any:
     """A world distance counted in voxels along the index direction: ``distance / voxel_size``, negative when it
     runs against the steps."""
     return distance / voxel_size
+
+
+def from_centre(position: Any) -> Any:
+    """A position counted in voxels from the outer edge of voxel 0, counted instead from voxel 0's centre (half a
+    voxel less), the index space where source voxel i sits at i."""
+    return position - 0.5
 
 
 def holding(position: np.ndarray, voxel_size: float) -> np.ndarray:

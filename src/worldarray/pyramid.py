@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, overload
+from typing import Any, NoReturn, overload
 
 import tensorstore as ts
 from numpy.typing import DTypeLike
@@ -64,22 +64,16 @@ def create(path: PathLike, shape: int | Sequence[int] | None = None, dtype: DTyp
            retries: retry.Retry | None = None) -> WorldArray:
     """Create a placed level of an OME-NGFF zarr pyramid and return it opened for writing.
 
-    The array comes first, then its dataset entry in the group document (made when absent; else only this level's
-    entry is added or replaced). Nothing is ever deleted, truncated or overwritten. Group documents are written
-    conditionally and merged again when another writer got there first, so creators in many processes lose no entry.
-    A consolidated copy of the hierarchy's metadata in the group or above it (zarr v3 ``consolidated_metadata``, zarr
-    v2 ``.zmetadata``) gains the array, the groups made on the way and the group's new attributes, the same way; none
-    is made where there was none.
+    The array comes first, then its dataset entry in the group document, written conditionally (``write``); nothing
+    is deleted, truncated or overwritten, and a consolidated copy above it stays true (``consolidated``).
 
     Parameters
     ----------
     path
         ".../vol.zarr/s0": the last component is the level, its parent the multiscale group, made if absent.
-    shape, dtype
-        The array's shape (C order) and numpy data type.
-    voxel_size, translation
-        The spatial placement in ``units``: one number for every spatial axis, one per spatial axis, or one per
-        axis. ``translation`` is the centre of voxel 0.
+    shape, dtype, voxel_size, translation
+        The array's shape (C order), numpy data type and spatial placement in ``units``: one number for every spatial
+        axis, one per spatial axis, or one per axis. ``translation`` is the centre of voxel 0.
     grid
         A ``wa.Grid`` that gives shape, placement, axes, units, chunks and shards instead (none of them given too).
     axes, units
@@ -89,10 +83,9 @@ def create(path: PathLike, shape: int | Sequence[int] | None = None, dtype: DTyp
         Per axis, its OME type: "space", "time", "channel", a custom type's name, or None for the type the name
         implies (z y x space, t time, c channel; another spatial axis space). Needed for an axis whose name implies
         no type (a "q", an "angle", a "band"); "space" goes on the spatial axes exactly, as ``wa.ome_multiscales``.
-    chunks
-        Required: the storage chunk (the inner chunk when sharded); the package never picks one.
-    shards
-        zarr v3 only: the shard shape, a whole number of chunks per axis.
+    chunks, shards
+        The storage chunk, required (the inner chunk when sharded; the package never picks one), and the shard shape
+        (zarr v3 only), a whole number of chunks per axis.
     fill_value, codecs
         The fill value, and "zstd" (level 3), "none", a zarr v2 compressor dict or a zarr v3 codecs list.
     format
@@ -102,10 +95,9 @@ def create(path: PathLike, shape: int | Sequence[int] | None = None, dtype: DTyp
     exists
         "error": anything at ``path`` raises FileExistsError; "adopt": an identical array is opened, and a
         different one raises ValueError listing each difference with the value found and wanted.
-    store_fill
-        Store write units equal to the fill value instead of leaving them absent (recorded with the array).
-    context, retries
-        As ``wa.open``.
+    store_fill, context, retries
+        Store write units equal to the fill value instead of leaving them absent (recorded with the array); the
+        others as ``wa.open``.
 
     Returns
     -------
@@ -126,10 +118,7 @@ def create(path: PathLike, shape: int | Sequence[int] | None = None, dtype: DTyp
             grid, shape=shape, voxel_size=voxel_size, translation=translation, axes=axes, units=units, chunks=chunks,
             shards=shards)
     if shape is None or dtype is None or voxel_size is None or translation is None:
-        missing = [name for name, value in (("shape", shape), ("dtype", dtype), ("voxel_size", voxel_size),
-                                            ("translation", translation)) if value is None]
-        raise ValueError(f"create {path}: {', '.join(missing)} not given; give shape, dtype, voxel_size and "
-                         "translation, or grid and dtype")
+        _refuse_missing(path, shape=shape, dtype=dtype, voxel_size=voxel_size, translation=translation)
     units = NANOMETER if units is None else units
     if store_fill:  # recorded with the array, so every later handle stores fill units too (A2)
         attrs = {**(attrs or {}), write.STORE_FILL_KEY: {"store_fill": True}}
@@ -140,6 +129,13 @@ def create(path: PathLike, shape: int | Sequence[int] | None = None, dtype: DTyp
     with retry.governing(retries):
         write.create_level(level, context)
     return WorldArray(level.path, mode="r+", units=units, context=context, retries=retries, store_fill=store_fill)
+
+
+def _refuse_missing(path: str, **given: Any) -> NoReturn:
+    """ValueError naming every fact ``create`` was not given (and no grid gave)."""
+    missing = [name for name, value in given.items() if value is None]
+    raise ValueError(f"create {path}: {', '.join(missing)} not given; give shape, dtype, voxel_size and "
+                     "translation, or grid and dtype")
 
 
 class _Levels(Sequence[WorldArray]):

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .geometry import centre_of, corners, holding, in_voxels, inside, snap_integral, target_span
+from .geometry import centre_of, corners, from_centre, holding, in_voxels, inside, snap_integral, target_span
 
 __all__ = ["METHODS", "AxisPlan", "plan_axis", "plan_identity", "plan_read", "apply", "read", "target_extent",
            "output_dtype"]
@@ -122,7 +122,7 @@ def _plan_mean(j: np.ndarray, n: int, factor: int, aligned: int, edge: bool) -> 
 
 
 def _plan_interp(centres: np.ndarray, n: int, size: float) -> AxisPlan:
-    position = centres - 0.5  # in source index units: source voxel i is centred at i
+    position = from_centre(centres)  # in source index units: source voxel i is centred at i
     valid = inside(centres, n, size)
     if n == 0 or len(centres) == 0:
         return AxisPlan(0, 0, 1, "interp", np.zeros(len(centres), np.int64), np.zeros(len(centres)), _NONE, _NONE,
