@@ -80,7 +80,7 @@ def test_grid_meta_equals_the_meta_of_the_array_created_from_it_on_every_field_a
     stores = {"path", "parent", "format", "attrs", "group_attrs", "fill_value"}
     assert {k: v for k, v in planned.items() if k not in stores} == {k: v for k, v in made.items() if k not in stores}
     assert set(planned) - stores == {"shape", "dtype", "chunk_shape", "shard_shape", "axes", "axes_named", "units",
-                                     "voxel_size", "translation", "placed_by", "spatial_axes"}
+                                     "voxel_size", "translation", "placed_by", "spatial_axes", "crs"}
 
 
 def test_create_from_a_grid_makes_the_array_create_from_its_facts_makes(tmp_path):

@@ -368,7 +368,7 @@ def test_capped_context_is_new_per_call_and_its_spec_caps_the_five_concurrency_r
 
 OPEN_KEYWORDS = ("level", "voxel_size", "level_mode", "on_mismatch", "padding", "method", "select", "units",
                  "context", "retries", "metadata_conflicts", "base_voxel_size", "base_units", "anchor", "transform",
-                 "strict_units", "mode", "store_fill")
+                 "strict_units", "mode", "store_fill", "array")
 
 
 def test_every_keyword_of_open_is_in_its_signature_typed_and_keyword_only():

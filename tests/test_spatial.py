@@ -16,7 +16,7 @@ import pytest
 import worldarray as wa
 from worldarray import units
 from worldarray.metadata import parse_documents
-from worldarray.spatial import crs_of, crs_unit
+from worldarray.spatial import crs_unit
 from conftest import arange_values, build_store
 from metadata_cases import CASES
 
@@ -146,8 +146,7 @@ def test_vol_crs_is_the_zone_groups_proj_object_as_stored(zone):
 def test_vol_crs_of_an_array_whose_own_attributes_place_it_is_its_own_proj_object_not_its_groups():
     meta = _degrees({"proj:code": None, "proj:wkt2": WGS84_WKT1})
     assert meta.placed_by == "spatial"
-    assert crs_of(meta.attrs, {"proj:code": "EPSG:32630"}, meta.placed_by) == {"proj:code": None,
-                                                                                 "proj:wkt2": WGS84_WKT1}
+    assert meta.crs == {"proj:code": None, "proj:wkt2": WGS84_WKT1}
 
 
 def test_vol_crs_is_none_for_an_array_the_spatial_rule_did_not_place(tmp_path):

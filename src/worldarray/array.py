@@ -30,7 +30,6 @@ from .keys import chunk_indices, chunk_key, hashed_shards, key_format, parse_chu
 from .levels import Level
 from .metadata import ArrayMeta
 from .retry import Retry
-from .spatial import crs_of
 from .units import NANOMETER, UnitsArgument
 
 __all__ = ["WorldArray", "open"]
@@ -85,6 +84,9 @@ class WorldArray(ArrayProtocol):
         "r", or "r+" to write.
     store_fill
         Store write units whose values all equal the fill value (by default they are left absent).
+    array
+        For a zarr-conventions ``multiscales`` layout whose levels are groups holding several arrays, the name of
+        the array inside each level (one that holds the layout's spatial dimensions is found without it).
 
     Raises
     ------
@@ -115,12 +117,12 @@ class WorldArray(ArrayProtocol):
                  context: Context | None = None, retries: Retry | None = None, metadata_conflicts: str = "error",
                  base_voxel_size: Sizes | None = None, base_units: str | None = None, anchor: Sizes | None = None,
                  transform: Transform | None = None, strict_units: bool = True, mode: str = "r",
-                 store_fill: bool = False) -> None:
+                 store_fill: bool = False, array: str | None = None) -> None:
         options = Options(level=level, voxel_size=voxel_size, level_mode=level_mode, on_mismatch=on_mismatch,
                           padding=padding, method=method, select=select, units=units, retries=retries,
                           metadata_conflicts=metadata_conflicts, base_voxel_size=base_voxel_size,
                           base_units=base_units, anchor=anchor, transform=transform, strict_units=strict_units,
-                          mode=mode, store_fill=store_fill)
+                          mode=mode, store_fill=store_fill, array=array)
         self._open(store.normalize(path), options, context_or_none(context))
 
     def _open(self, path: str, options: Options, context: Context | None) -> None:
@@ -160,8 +162,8 @@ class WorldArray(ArrayProtocol):
     def crs(self) -> dict[str, Any] | None:
         """The ``proj:`` object as stored (``{"proj:code": "EPSG:32630"}``, or ``proj:wkt2``/``proj:projjson``) of
         the attributes that placed the array by the ``spatial`` rule; None for an array that rule did not place."""
-        meta = self._opened.meta
-        return crs_of(meta.attrs, meta.group_attrs, meta.placed_by)
+        crs = self._opened.meta.crs
+        return None if crs is None else dict(crs)
 
     @property
     def grid(self) -> ArrayMeta:

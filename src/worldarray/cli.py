@@ -16,7 +16,7 @@ import itertools
 import json
 import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,10 +28,10 @@ from .factors import level_placement, level_shape
 from .formats import FORMATS
 from .geometry import in_voxels, isclose, voxel_volume
 from .handle import metadata
+from .layout import layout_of, transform_problems
 from .metadata import ArrayMeta
 from .paths import basename, is_remote, join
 from .pyramid import open_pyramid
-from .spatial import crs_of
 from .units import NANOMETER, Request, factor
 
 __all__ = ["main", "describe", "problems", "Problem"]
@@ -52,6 +52,7 @@ class Volume:
     format: str
     levels: dict[str, ArrayMeta | Exception] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    layout: list[str] = field(default_factory=list)  # a multiscales layout's transforms that disagree
 
 
 def read_volume(path: str, level: str | None = None, units: str | None = None) -> Volume:
@@ -74,8 +75,34 @@ def read_volume(path: str, level: str | None = None, units: str | None = None) -
                     volume.levels[name] = metadata(path, level=name, units=units)
                 except (OSError, ValueError) as error:  # a level that cannot be read: a problem, not a crash
                     volume.levels[name] = _unreadable(node, name, error)
+        if node.kind == "group" and level is None and units is None:
+            volume.layout = _layout_problems(node, volume.levels)
     volume.warnings = [str(w.message) for w in caught if issubclass(w.category, MetadataWarning)]
     return volume
+
+
+def _affine(meta: ArrayMeta) -> tuple[float, ...] | None:
+    """A level's ``spatial:transform`` as its placement gives it (row and column the last two spatial axes)."""
+    if len(meta.spatial) < 2:
+        return None
+    row, col = meta.spatial[-2], meta.spatial[-1]
+    corner = meta.corner
+    return (meta.voxel_size[col], 0.0, corner[col], 0.0, meta.voxel_size[row], corner[row])
+
+
+def _layout_problems(node: Node, levels: Mapping[str, ArrayMeta | Exception]) -> list[str]:
+    """Each ``transform.scale`` or ``translation`` of a group's ``multiscales`` layout that disagrees with the
+    levels' placements (each entry's ``spatial:transform``, else the level's own); [] for any other group."""
+    entries = layout_of(node.attrs, node.attrs_url)
+    if entries is None:
+        return []
+    placed: dict[str, tuple[float, ...]] = {}
+    for entry in entries:
+        meta = levels.get(entry.asset)
+        own = _affine(meta) if isinstance(meta, ArrayMeta) else None
+        if entry.spatial_transform is not None or own is not None:
+            placed[entry.asset] = entry.spatial_transform or own  # type: ignore[assignment]
+    return list(transform_problems(entries, placed, node.attrs_url))
 
 
 def _unreadable(group: Node, name: str, error: Exception) -> Exception:
@@ -98,7 +125,7 @@ def describe(meta: ArrayMeta) -> dict[str, Any]:
         "units": list(meta.units), "voxel_size": list(meta.voxel_size), "translation": list(meta.translation),
         "corner": list(corner),
         "extent": [list(corner), [c + n * s for c, n, s in zip(corner, meta.shape, meta.voxel_size, strict=True)]],
-        "placed_by": meta.placed_by, "crs": crs_of(meta.attrs, meta.group_attrs, meta.placed_by),
+        "placed_by": meta.placed_by, "crs": None if meta.crs is None else dict(meta.crs),
     }
 
 
@@ -166,6 +193,7 @@ def problems(volume: Volume) -> list[Problem]:
     found = [Problem(name, "listed, but its array is missing" if isinstance(error, FileNotFoundError)
                      else f"cannot be read: {error}")
              for name, error in volume.levels.items() if isinstance(error, Exception)]
+    found += [Problem("multiscales", text) for text in volume.layout]
     metas = sorted(((n, m) for n, m in volume.levels.items() if isinstance(m, ArrayMeta)),
                    key=lambda item: _voxel_volume(item[1]))
     for (below_name, below), (name, meta) in itertools.pairwise(metas):

@@ -33,13 +33,18 @@ def level_placement(voxel_size: Sequence[float], translation: Sequence[float], f
 
     Per axis ``(voxel_size * f, translation + voxel_size * (origin + (f - 1) / 2))``: the centre a block mean
     produces (the BigDataViewer rule read backwards). ``voxel_size`` and ``translation`` are the source
-    grid's, one entry per axis placed; ``factors`` one number or one per axis, > 0, whole or not; ``origin`` one
-    whole number >= 0 or one per axis. Raises ValueError naming the argument and value otherwise.
+    grid's, one entry per axis placed (a negative size, a north-up raster's, keeps its direction); ``factors`` one
+    number or one per axis, > 0, whole or not; ``origin`` one whole number >= 0 or one per axis. Raises ValueError
+    naming the argument and value otherwise.
 
     >>> level_placement((4.0,), (2.0,), 2)
     ((8.0,), (4.0,))
+    >>> level_placement((-10.0,), (6199995.0,), 2)
+    ((-20.0,), (6199990.0,))
     """
-    sizes = floats("voxel_size", voxel_size, positive=True)
+    sizes = floats("voxel_size", voxel_size)
+    if not all(s != 0 for s in sizes):
+        raise ValueError(f"voxel_size is {list(voxel_size)}; expected finite numbers, not 0")
     shifts = floats("translation", translation, (len(sizes),))
     f = _factors("factors", factors, len(sizes))
     o = _factors("origin", origin, len(sizes), whole=True)

@@ -14,12 +14,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
-from .geometry import corner_to_centre, default_axes
+from .geometry import corner_to_centre, default_axes, spatial_indices
 
 __all__ = ["Document", "Source", "Facts", "Placement", "PlacementRule", "MAX_DEPTH", "document", "where", "list_of",
            "entries", "mapping", "whole", "text", "numbers", "ints", "strings", "names_or_none", "leading", "axes_list",
@@ -68,13 +68,22 @@ class Facts:
 @dataclass(frozen=True)
 class Placement:
     """A rule's answer, one entry per axis: voxel size, voxel 0's centre, units, and axis names when it found some;
-    ``spatial``, the indices of the spatial axes when the rule names them (None: the axis names tell)."""
+    ``spatial``, the indices of the spatial axes when the rule names them (None: the axis names tell); ``crs``, the
+    coordinate reference system as the placing document stores it, when the rule read one."""
 
     voxel_size: tuple[float, ...]
     translation: tuple[float, ...]
     units: tuple[str, ...]
     axes: tuple[str, ...] | None = None
     spatial: tuple[int, ...] | None = None
+    crs: Mapping[str, Any] | None = field(default=None, compare=False)
+
+    @property
+    def spatial_indices(self) -> tuple[int, ...]:
+        """The spatial axes: those the rule named, else the ones the axis names tell."""
+        if self.spatial is not None:
+            return self.spatial
+        return spatial_indices(self.axes or default_axes(len(self.voxel_size)))
 
 
 class PlacementRule(Protocol):
@@ -300,6 +309,10 @@ def native_dtype(value: Any, label: str) -> np.dtype:
 
     >>> native_dtype(">u2", "dtype"), native_dtype(np.uint8, "dtype")
     (dtype('uint16'), dtype('uint8'))
+    >>> native_dtype(",", "dtype")
+    Traceback (most recent call last):
+    ...
+    ValueError: dtype is ','; expected a data type numpy knows
     """
     message = f"{label} is {value!r}; expected a data type numpy knows"
     if value is None:  # np.dtype(None) is float64: a missing type must not pass for one
@@ -307,7 +320,7 @@ def native_dtype(value: Any, label: str) -> np.dtype:
     try:
         spec = [tuple(v) for v in value] if isinstance(value, list) else value
         return np.dtype(spec).newbyteorder("=")
-    except (TypeError, ValueError) as error:
+    except (TypeError, ValueError, SyntaxError) as error:  # numpy parses a string with a comma as Python
         raise ValueError(message) from error
 
 

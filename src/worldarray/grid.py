@@ -238,8 +238,7 @@ def box_bounds(box: Any) -> tuple[Sequence[float], Sequence[float]]:
 
 def base_rescale(first: ArrayMeta | Any, base_voxel_size: Sequence[float]) -> tuple[float, ...]:
     """Per spatial axis, ``base_voxel_size`` over level 0's stored voxel size (``first``: a placement or meta)."""
-    axes = first.axes or tuple(f"d{i}" for i in range(len(first.voxel_size)))
-    spatial = spatial_indices(axes)
+    spatial = first.spatial_indices if isinstance(first, Placement) else first.spatial
     if len(base_voxel_size) != len(spatial):
         raise ValueError(f"base_voxel_size is {tuple(base_voxel_size)}; expected {len(spatial)} entries, one per "
                          "spatial axis")
@@ -254,7 +253,7 @@ def spatial_placement(placement: Placement, units: UnitsArgument, rescale: Seque
     ``base_unit``. Nothing warns or raises here: the level opened is converted, with its warnings, afterwards.
     """
     ndim = len(placement.voxel_size)
-    spatial = spatial_indices(placement.axes or default_axes(ndim))
+    spatial = placement.spatial_indices
     sizes, shifts, stored = list(placement.voxel_size), list(placement.translation), list(placement.units)
     for k, i in enumerate(spatial):
         if rescale is not None:

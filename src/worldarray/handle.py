@@ -30,7 +30,7 @@ from .grid import Frame, base_rescale, frame_of, rescaled, spatial_placement
 from .levels import LEVEL_MODES, ON_MISMATCH, Level, check_listing, mismatch_policy
 from .locate import choose, first_placement, resolve
 from .metadata import ArrayMeta, parse
-from .paths import PathLike
+from .paths import PathLike, plain_name
 from .retry import Retry
 from .units import NANOMETER, Request, UnitsArgument
 
@@ -86,6 +86,7 @@ class Options:
     strict_units: bool = True
     mode: str = "r"
     store_fill: bool = False
+    array: str | None = None
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -104,6 +105,8 @@ class Options:
         if self.select is not None and not isinstance(self.select, Mapping):
             raise ValueError(f"select is {self.select!r}; expected a dict of axis name to index")
         Request.checked(self.units)
+        if self.array is not None:
+            plain_name("array", self.array)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -262,7 +265,7 @@ def _open_key(path: str, options: Options, context: ts.Context | None) -> tuple 
     try:
         fields = (options.level, options.voxel_size, options.level_mode, options.on_mismatch, options.select,
                   options.units, options.metadata_conflicts, options.base_voxel_size, options.base_units,
-                  options.anchor, options.strict_units, options.mode, options.store_fill)
+                  options.anchor, options.strict_units, options.mode, options.store_fill, options.array)
         remote = store.scheme(path) in ("s3", "gs")  # their ways follow the environment and what worked before
         return (path, _frozen(fields), context, store.ways(path) if remote else None)
     except TypeError:
@@ -285,13 +288,15 @@ def _frozen(value: Any) -> Any:
 
 def _open_level(path: str, options: Options, context: ts.Context | None) -> Opened:
     """``open_level`` worked out from the documents."""
-    choice = choose(path, options.level, options.voxel_size, options.level_mode, _spatial_sizes(options, None))
+    choice = choose(path, options.level, options.voxel_size, options.level_mode, _spatial_sizes(options, None),
+                    options.array)
     rescale = None
     if options.base_voxel_size is not None:
-        rescale = base_rescale(first_placement(choice), np.ravel(options.base_voxel_size).tolist())
+        rescale = base_rescale(first_placement(choice, options.array), np.ravel(options.base_voxel_size).tolist())
         if options.voxel_size is not None and choice.group is not None and options.level is None:
             # the level was chosen on unscaled sizes; choose again on the sizes the base voxel size gives
-            choice = choose(path, None, options.voxel_size, options.level_mode, _spatial_sizes(options, rescale))
+            choice = choose(path, None, options.voxel_size, options.level_mode, _spatial_sizes(options, rescale),
+                            options.array)
     meta = parse(source_of(choice.found), options.metadata_conflicts)
     check_listing(choice, meta, options.metadata_conflicts)
     source = rescaled(meta, rescale, _base_unit(options)).converted(options.units, options.strict_units)

@@ -18,8 +18,9 @@ from typing import Any, TypeAlias
 from .diagnostics import warn
 from .fields import Document, Placement, Source
 from .formats import FORMATS
-from .geometry import (SizesOrNone, default_axes, isclose, magnitudes, no_coarser, one_number, same, size_ratio,
-                       sizes_or_none, spatial_indices, voxel_volume)
+from .layout import asset_of, layout_of
+from .geometry import (SizesOrNone, isclose, magnitudes, no_coarser, one_number, same, size_ratio,
+                       sizes_or_none, voxel_volume)
 from .metadata import ArrayMeta, level_placements
 from .nodes import Gathered, Node, scale_key_of
 from .ome import dataset_scale, first_listing, walk
@@ -39,9 +40,13 @@ def _scale_keys(node: Node) -> tuple[str, ...]:
 
 
 def listed_names(node: Node) -> tuple[str, ...] | None:
-    """Level names the group's own document lists: precomputed scale keys, or the first multiscale's dataset paths."""
+    """Level names the group's own document lists: precomputed scale keys, a ``multiscales`` layout's assets, or the
+    first multiscale's dataset paths."""
     if FORMATS[node.format].levels_in_info:
         return _scale_keys(node)
+    assets = layout_of(node.attrs, node.attrs_url)
+    if assets is not None:
+        return tuple(entry.asset for entry in assets)
     listing = first_listing(node.attrs, node.attrs_url)
     return tuple(path for path, _ in listing[1]) if listing else None
 
@@ -194,10 +199,6 @@ def select_level(levels: Sequence[Any], voxel_size: SizesOrNone, mode: str = "fl
     return entries[index][0]
 
 
-def _as_placement(meta: ArrayMeta) -> Placement:
-    return Placement(meta.voxel_size, meta.translation, meta.units, meta.axes)
-
-
 @dataclass(frozen=True)
 class Choice:
     """The array a path, level and voxel size name, with the pyramid it belongs to."""
@@ -221,11 +222,17 @@ def group_source(node: Node) -> Source:
 
 @dataclass(frozen=True)
 class Listing:
-    """The pyramid an array belongs to: the group whose document lists it, its name there and every listed level."""
+    """The pyramid an array belongs to: the group whose document lists it, its name there, every listed level's
+    placement when the document gives them (a ``multiscales`` layout gives none) and every level's name."""
 
     group: str
     name: str
     levels: tuple[tuple[str, Placement], ...]
+    names: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.names:
+            object.__setattr__(self, "names", tuple(name for name, _ in self.levels))
 
 
 def listed_by_parent(found: Gathered) -> Listing | None:
@@ -235,6 +242,10 @@ def listed_by_parent(found: Gathered) -> Listing | None:
     if FORMATS[node.format].levels_in_info:
         levels = tuple(level_placements(group_source(node)) or ())
         return Listing(node.path, str(node.scale_key), levels)
+    layout = asset_of(found.ancestors[:4], node.path)
+    if layout is not None:
+        group, entry, _ = layout
+        return Listing(group.path, entry.asset, (), tuple(e.asset for e in layout_of(group.attrs, group.url) or ()))
     parts = node.path.rstrip("/").split("/")
     for depth, doc in enumerate(found.ancestors[:4], start=1):
         relative = "/".join(parts[-depth:])
@@ -246,9 +257,8 @@ def listed_by_parent(found: Gathered) -> Listing | None:
 
 def _in_nanometres(placement: Placement, ndim: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """A placement's trailing ``ndim`` entries, spatial axes in nanometres, to compare two placements of one level."""
-    axes = tuple(placement.axes or default_axes(len(placement.voxel_size)))
-    spatial = spatial_indices(axes)
-    targets = [NANOMETER if i in spatial else None for i in range(len(axes))]
+    spatial = placement.spatial_indices
+    targets = [NANOMETER if i in spatial else None for i in range(len(placement.voxel_size))]
     sizes, shifts, _ = convert(placement.voxel_size, placement.translation, placement.units, targets, spatial,
                                strict=False, quiet=True)
     return sizes[len(sizes) - ndim:], shifts[len(shifts) - ndim:]
@@ -260,7 +270,7 @@ def check_listing(choice: Choice, meta: ArrayMeta, conflicts: str = "error") -> 
     listed = choice.listed_placement()
     if listed is None:
         return
-    own = _as_placement(meta)
+    own = meta.placement
     ndim = min(len(listed.voxel_size), meta.ndim)
     (a_size, a_shift), (b_size, b_shift) = _in_nanometres(listed, ndim), _in_nanometres(own, ndim)
     if same(a_size, b_size) and same(a_shift, b_shift):

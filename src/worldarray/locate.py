@@ -8,14 +8,17 @@ its images. ``choose`` is the one way from a path, a level and a voxel size to a
 from __future__ import annotations
 
 
+from collections.abc import Mapping
+
 from . import rounds, store
 from .detect import gather, probe
 from .diagnostics import quiet, warn
 from .fields import Placement
 from .formats import FORMATS
 from .geometry import SizesOrNone
+from .layout import asset_of, layout_of
 from .levels import Choice, Level, describe_levels, group_source, listed_by_parent, listed_names, pick, select_level
-from .metadata import ArrayMeta, level_placements, parse
+from .metadata import FACTS, level_placements, parse
 from .nodes import Gathered, Node, source_of
 
 __all__ = ["choose", "resolve", "level_names", "refuse_bioformats2raw", "first_placement", "BIOFORMATS2RAW_KEY"]
@@ -75,8 +78,9 @@ def _bioformats2raw_series(path: str) -> tuple[str, ...]:
     return tuple(series)
 
 
-def resolve(path: str, level: Level = None, found: Gathered | None = None) -> Gathered:
-    """Return the documents of the array that ``path`` and ``level`` name.
+def resolve(path: str, level: Level = None, found: Gathered | None = None, array: str | None = None) -> Gathered:
+    """Return the documents of the array that ``path`` and ``level`` name (``array``: the array inside a layout
+    level that is a group holding several).
 
     Raises
     ------
@@ -86,11 +90,14 @@ def resolve(path: str, level: Level = None, found: Gathered | None = None) -> Ga
         When nothing is at ``path``.
     """
     with rounds.remembering():
-        return _resolved(path, level, found or gather(path, level=level))
+        return _resolved(path, level, found or gather(path, level=level), array)
 
 
-def _resolved(path: str, level: Level, found: Gathered) -> Gathered:
+def _resolved(path: str, level: Level, found: Gathered, array: str | None = None) -> Gathered:
     node = found.node
+    if node.kind == "group" and asset_of(found.ancestors, node.path) is not None:
+        found = asset_array(found, array)  # a layout's level that is a group: the array in it
+        node = found.node
     if node.kind == "array":
         if level not in (None, 0, "first"):
             warn(f"{node.path}: is an array; level={level!r} is ignored", UserWarning)
@@ -102,7 +109,7 @@ def _resolved(path: str, level: Level, found: Gathered) -> Gathered:
     if FORMATS[node.format].levels_in_info:
         return Gathered(Node(node.format, "array", node.path, node.docs, name), ())
     try:
-        chosen = gather(store.join(node.path, name), above=found)
+        chosen = level_array(found, name, array)
     except FileNotFoundError as error:
         raise ValueError(
             f"{node.path}: level {level!r} names {name!r}, where there is no array; the levels are "
@@ -112,20 +119,84 @@ def _resolved(path: str, level: Level, found: Gathered) -> Gathered:
     return chosen
 
 
-def _as_placement(meta: ArrayMeta) -> Placement:
-    return Placement(meta.voxel_size, meta.translation, meta.units, meta.axes)
+def level_array(group: Gathered, name: str, array: str | None = None) -> Gathered:
+    """The documents of the array a group's level ``name`` is: the array at that path, or, for a ``multiscales``
+    layout's level that is a group, the array inside it (``asset_array``)."""
+    found = gather(store.join(group.node.path, name), above=group)
+    if found.node.kind == "group" and layout_of(group.node.attrs, group.node.attrs_url) is not None:
+        return asset_array(found, array)
+    return found
+
+
+def _layout_dimensions(found: Gathered) -> tuple[str, ...]:
+    """The ``spatial:dimensions`` an asset group's arrays inherit (the group's own, else the layout group's)."""
+    layout = asset_of(found.ancestors, found.node.path)
+    for attrs in (found.node.attrs, layout[0].attrs if layout else {}):
+        names = attrs.get("spatial:dimensions")
+        if isinstance(names, list) and all(isinstance(n, str) for n in names):
+            return tuple(names)
+    return ()
+
+
+def _array_names(found: Gathered) -> tuple[str, ...]:
+    """The names directly inside a group: the arrays of the consolidated copy its own document holds, else the
+    directories below it."""
+    node = found.node
+    layout = FORMATS[node.format].consolidated
+    copy = layout.copy_of(node.docs.get(layout.holder)) if layout is not None and layout.beside_attributes else None
+    if copy is not None:
+        return tuple(sorted(key for key, doc in copy.items()
+                            if "/" not in key and isinstance(doc, Mapping) and doc.get("node_type") == "array"))
+    try:
+        return tuple(store.child_names(node.path))
+    except OSError as error:
+        raise ValueError(f"{node.path}: is a level of a multiscales layout and a group whose arrays cannot be listed "
+                         f"({error}); pass array=NAME to name the level's array") from error
+
+
+def asset_array(found: Gathered, array: str | None = None) -> Gathered:
+    """The array a ``multiscales`` layout's level that is a group stands for: the one ``array`` names, else the one
+    array inside it whose dimension names hold the layout's ``spatial:dimensions`` (1-D coordinate arrays and a 0-d
+    grid mapping do not count); ValueError naming the group and its arrays when none or several do."""
+    node = found.node
+    if array is not None:
+        try:
+            return gather(store.join(node.path, array), above=found)
+        except FileNotFoundError:
+            raise ValueError(f"{node.path}: array={array!r} names no array in this level; its arrays are "
+                             f"{list(_array_names(found))}") from None
+    wanted = set(_layout_dimensions(found))
+    names = _array_names(found)
+    held = []
+    for name in names:
+        child = probe(store.join(node.path, name), above=found)
+        with quiet():
+            facts = FACTS[child.node.format](source_of(child)) if child and child.node.kind == "array" else None
+        if child is not None and facts is not None and len(facts.shape) >= 2 and wanted <= set(facts.names or ()):
+            held.append((name, child))
+    if len(held) == 1:
+        return held[0][1]
+    dims = f"the spatial dimensions {sorted(wanted)}" if wanted else "two or more dimensions"
+    found_text = f"{[n for n, _ in held]} hold {dims}" if held else f"none of its arrays {list(names)} holds {dims}"
+    raise ValueError(f"{node.path}: is a level of a multiscales layout and a group; {found_text}: pass "
+                     "array=NAME to name the level's array")
 
 
 def _placement_to_choose(found: Gathered) -> Placement:
     """A level's placement read only to choose a level or scale one, quietly: the level opened warns itself."""
     with quiet():
-        return _as_placement(parse(source_of(found)))
+        return parse(source_of(found)).placement
 
 
-def _first_beside(found: Gathered) -> Gathered:
+def _first_beside(found: Gathered, array: str | None = None) -> Gathered:
     """The first level of the group an array path is a level of (found by probing when its document lists none);
     the array itself when its parent is no such group."""
     node = found.node
+    layout = asset_of(found.ancestors, node.path)
+    if layout is not None:
+        group, _, _ = layout
+        first = (layout_of(group.attrs, group.url) or ())[0].asset
+        return level_array(gather(group.path), first, array)
     up = store.parent(node.path)
     if FORMATS[node.format].levels_in_info or not found.ancestors or up is None or store.is_root(up):
         return found
@@ -138,57 +209,57 @@ def _first_beside(found: Gathered) -> Gathered:
     return gather(store.join(up, names[0]), above=parent)
 
 
-def first_placement(choice: Choice) -> Placement:
+def first_placement(choice: Choice, array: str | None = None) -> Placement:
     """Level 0's placement in the store's units: the group's first level wherever the path points, from the
     group document when it lists the levels."""
     if choice.listed:
         return choice.listed[0][1]
     if choice.group is None:
-        return _placement_to_choose(_first_beside(choice.found))
-    return _placement_to_choose(gather(store.join(choice.group.node.path, choice.names[0]), above=choice.group))
+        return _placement_to_choose(_first_beside(choice.found, array))
+    return _placement_to_choose(level_array(choice.group, choice.names[0], array))
 
 
-def _placements_of(node: Node, found: Gathered, names) -> tuple[tuple[str, Placement], ...]:
+def _placements_of(node: Node, found: Gathered, names, array: str | None) -> tuple[tuple[str, Placement], ...]:
     """Each level's placement from the group document, else by reading each level's documents."""
     listed = level_placements(group_source(node))
     if listed:
         return tuple(listed)
-    out = []
-    for name in names:
-        out.append((name, _placement_to_choose(gather(store.join(node.path, name), above=found))))
-    return tuple(out)
+    return tuple((name, _placement_to_choose(level_array(found, name, array))) for name in names)
 
 
 def choose(path: str, level: Level = None, voxel_size: SizesOrNone | None = None,
-           level_mode: str = "floor", sizes=None) -> Choice:
+           level_mode: str = "floor", sizes=None, array: str | None = None) -> Choice:
     """Return the array that ``path``, ``level`` and ``voxel_size`` name.
 
     An array path is that array whatever the voxel size. A group path with a voxel size and no
     level picks by ``select_level(..., level_mode)`` over ``sizes(placement)``, each level's spatial
     voxel size in the caller's units, read from the group document when it lists them. A level given by name is
-    read in the same round as the path.
+    read in the same round as the path. ``array`` names the array inside a ``multiscales`` layout's level that is
+    a group holding several.
     """
     with rounds.remembering():
-        return _choose(path, level, voxel_size, level_mode, sizes)
+        return _choose(path, level, voxel_size, level_mode, sizes, array)
 
 
-def _choose(path: str, level: Level, voxel_size: SizesOrNone | None, level_mode: str, sizes) -> Choice:
+def _choose(path: str, level: Level, voxel_size: SizesOrNone | None, level_mode: str, sizes,
+            array: str | None) -> Choice:
     found = gather(path, level=level)
     node = found.node
-    if node.kind == "array":
-        found = resolve(path, level, found)
+    if node.kind == "array" or asset_of(found.ancestors, node.path) is not None:
+        found = resolve(path, level, found, array)
         above = listed_by_parent(found)
-        if above is None or not above.levels:
+        if above is None or not above.names:
             own = found.node.scale_key or store.basename(found.node.path)
             return Choice(found, own, (own,), None, None)
-        return Choice(found, above.name, tuple(n for n, _ in above.levels), None, above.levels)
+        return Choice(found, above.name, above.names, None, above.levels or None)
     names = level_names(node)
     listing = level_placements(group_source(node))
     listed = tuple(listing) if listing else None
     if level is None and voxel_size is not None and names:
-        placements = listed or _placements_of(node, found, names)
+        placements = listed or _placements_of(node, found, names, array)
         level = select_level([(n, sizes(p)) for n, p in placements], voxel_size, level_mode)[0]
-    chosen = resolve(path, level, found)
+    chosen = resolve(path, level, found, array)
     name = chosen.node.scale_key or chosen.node.path[len(node.path) :].strip("/")
+    name = next((n for n in names if name.startswith(n + "/")), name)  # a layout level's array: the level's name
     group = found if not FORMATS[node.format].levels_in_info else None
     return Choice(chosen, name, names, group, listed)

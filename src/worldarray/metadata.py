@@ -55,9 +55,10 @@ class ArrayMeta:
 
     ``translation`` is the centre of voxel 0; ``corner`` (derived) is half a voxel below it on
     the spatial axes. ``spatial_axes`` holds the spatial axes' indices when the rule that placed the array named
-    them (``spatial:dimensions``); None leaves them to the axis names (``spatial``). ``dtype`` is a numpy dtype
-    in native byte order, the values a read returns; a string (or anything ``np.dtype`` takes) is converted, so
-    ``meta.dtype == "uint16"`` holds for a stored ``">u2"``.
+    them (``spatial:dimensions``); None leaves them to the axis names (``spatial``). ``crs`` is the coordinate
+    reference system as the placing document stores it (``vol.crs``), None when the rule read none. ``dtype`` is a
+    numpy dtype in native byte order, the values a read returns; a string (or anything ``np.dtype`` takes) is
+    converted, so ``meta.dtype == "uint16"`` holds for a stored ``">u2"``.
     """
 
     shape: tuple[int, ...]
@@ -77,6 +78,7 @@ class ArrayMeta:
     fill_value: Any = None
     shard_shape: tuple[int, ...] | None = None
     spatial_axes: tuple[int, ...] | None = None
+    crs: Mapping[str, Any] | None = field(default=None, compare=False)
 
     def __post_init__(self):
         n = len(self.shape)
@@ -119,6 +121,12 @@ class ArrayMeta:
     def corner(self) -> tuple[float, ...]:
         """The outer corner of voxel 0: translation less half a voxel on the spatial axes."""
         return centre_to_corner(self.translation, self.voxel_size, self.axes, self.spatial)
+
+    @property
+    def placement(self) -> Placement:
+        """Where the array sits, as a placement rule answers it: voxel size, translation, units, axes and spatial
+        axes, with its crs."""
+        return Placement(self.voxel_size, self.translation, self.units, self.axes, self.spatial_axes, self.crs)
 
     def in_units(self, space: str | None = None, time: str | None = None, strict: bool = True) -> ArrayMeta:
         """Return this meta with length axes converted to ``space`` and time axes to ``time``.
@@ -251,6 +259,7 @@ def parse(source: Source, metadata_conflicts: str = "error") -> ArrayMeta:
         fill_value=facts.fill_value,
         shard_shape=facts.shard_shape,
         spatial_axes=placement.spatial,
+        crs=placement.crs,
     )
 
 

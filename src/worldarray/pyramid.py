@@ -29,7 +29,7 @@ from .arguments import context_or_none, flag, mapping_or_none, one_of, retries_o
 from .handle import MODES, PathLike, Sizes, SizesOrNone
 from .paths import plain_name, plain_target
 from .levels import Level, group_source, listed_by_parent, pick, select_level
-from .locate import level_names, refuse_bioformats2raw
+from .locate import level_array, level_names, refuse_bioformats2raw
 from .metadata import ArrayMeta, level_placements, parse
 from .ome import first_listing
 from .ome_write import group_axis_types
@@ -187,14 +187,16 @@ class Pyramid:
 
     def __init__(self, path: PathLike, *, context: ts.Context | None = None, units: UnitsArgument = NANOMETER,
                  select: Mapping[str, int] | None = None, metadata_conflicts: str = "error", mode: str = "r",
-                 retries: retry.Retry | None = None) -> None:
+                 retries: retry.Retry | None = None, array: str | None = None) -> None:
         one_of("mode", mode, MODES)
+        if array is not None:
+            plain_name("array", array)
         one_of("metadata_conflicts", metadata_conflicts, ("error", "warn"))
         Request.checked(units)  # a unit converted to is checked before any placement is reported
         context_or_none(context), retries_or_none(retries)
         self.mode = mode
         self._context, self._units, self._select, self._conflicts = context, units, select, metadata_conflicts
-        self._retries = retries
+        self._retries, self._array = retries, array
         self._read_group(store.normalize(path))
         self._opened: dict[str, WorldArray] = {}
 
@@ -237,7 +239,7 @@ class Pyramid:
             with rounds.remembering(self._known):
                 self._opened[name] = WorldArray(self.path, level=name, context=self._context, units=self._units,
                                                 select=self._select, metadata_conflicts=self._conflicts,
-                                                mode=self.mode, retries=self._retries)
+                                                mode=self.mode, retries=self._retries, array=self._array)
         return self._opened[name]
 
     def select(self, voxel_size: SizesOrNone, mode: str = "floor") -> WorldArray:
@@ -256,7 +258,7 @@ class Pyramid:
         else:
             try:
                 with retry.governing(self._retries), rounds.remembering(self._known):
-                    found = gather(store.join(self.path, name), above=self._group)
+                    found = level_array(self._group, name, self._array)
             except FileNotFoundError as error:
                 raise FileNotFoundError(f"{self.path}: level {name!r} is listed but its array is missing: "
                                         f"{error}") from error
@@ -386,14 +388,14 @@ def _listing_groups_below(path: str) -> list[str]:
 
 def open_pyramid(path: PathLike, *, context: ts.Context | None = None, units: UnitsArgument = NANOMETER,
                  select: Mapping[str, int] | None = None, metadata_conflicts: str = "error", mode: str = "r",
-                 retries: retry.Retry | None = None) -> Pyramid:
+                 retries: retry.Retry | None = None, array: str | None = None) -> Pyramid:
     """Open the multiscale group at ``path``, or the one whose document lists the array at ``path``.
 
     Parameters
     ----------
     path
         A multiscale group, or one of its levels.
-    context, units, select, metadata_conflicts, retries
+    context, units, select, metadata_conflicts, retries, array
         As ``wa.open``; every level opens with them.
     mode
         "r", or "r+" to add levels and open levels for writing.
@@ -407,4 +409,4 @@ def open_pyramid(path: PathLike, *, context: ts.Context | None = None, units: Un
     (('s0', 's1'), [(4.0, 4.0, 4.0), (8.0, 8.0, 8.0)])
     """
     return Pyramid(path, context=context, units=units, select=select, metadata_conflicts=metadata_conflicts, mode=mode,
-                   retries=retries)
+                   retries=retries, array=array)

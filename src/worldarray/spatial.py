@@ -22,8 +22,9 @@ from typing import Any
 from .diagnostics import warn
 from .fields import Document, Facts, Placement, Source, numbers, strings, text, where
 from .geometry import corner_to_centre
+from .layout import asset_of, inherited
 
-__all__ = ["spatial_placement", "crs_unit", "crs_of", "wkt_unit", "CRS_UNITS"]
+__all__ = ["spatial_placement", "crs_unit", "wkt_unit", "CRS_UNITS"]
 
 #: The CRSs by ``proj:code`` whose unit the package knows beyond the UTM zones (EPSG:326NN and EPSG:327NN, metre).
 CRS_UNITS: Mapping[str, str] = {
@@ -120,29 +121,39 @@ def crs_unit(attrs: Mapping[str, Any], url: str) -> str:
     return ""
 
 
-def _spatial_attrs(doc: Document) -> bool:
-    return _has_spatial(doc.attrs)
-
-
 def _has_spatial(attrs: Mapping[str, Any]) -> bool:
     return any(isinstance(key, str) and key.startswith("spatial:") for key in attrs)
 
 
-def crs_of(attrs: Mapping[str, Any], group_attrs: Mapping[str, Any], placed_by: str | None) -> dict[str, Any] | None:
-    """The ``proj:`` object as stored (``vol.crs``): the ``proj:``-prefixed attributes of the document whose
-    ``spatial:`` attributes placed the array (its own, else its parent group's), as a plain dict; None when the
-    spatial rule did not place it or that document has no ``proj:`` attribute.
-
-    >>> crs_of({}, {"spatial:dimensions": ["y", "x"], "proj:code": "EPSG:32630"}, "spatial")
-    {'proj:code': 'EPSG:32630'}
-    >>> crs_of({"proj:code": "EPSG:32630"}, {}, "ome") is None
-    True
-    """
-    if placed_by != "spatial":
-        return None
-    doc = attrs if _has_spatial(attrs) else group_attrs
-    found = {key: value for key, value in doc.items() if isinstance(key, str) and key.startswith("proj:")}
+def _proj(attrs: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The ``proj:``-prefixed attributes as stored, as a plain dict; None when there are none."""
+    found = {key: value for key, value in attrs.items() if isinstance(key, str) and key.startswith("proj:")}
     return found or None
+
+
+def _level_document(source: Source) -> tuple[Document, bool] | None:
+    """The attributes a level of a ``multiscales`` layout is placed by, when an ancestor's layout lists the array
+    (or the group holding it): the layout group's ``spatial:dimensions``, registration and ``proj:``, under the
+    level's own ``spatial:`` attributes (the asset group's, else the array's), under the entry's
+    ``spatial:transform``. The bool says whether a dimension the document names must be the array's."""
+    found = asset_of(source.ancestors, source.path)
+    if found is None:
+        return None
+    group, entry, below = found
+    layers = [inherited(group.attrs)]
+    if below:  # the asset is a group: its own spatial: and proj: attributes, then the array's
+        layers.append(_own_keys(source.ancestors[len(below.split("/")) - 1].attrs))
+    layers.append(_own_keys(source.own.attrs))
+    attrs = {key: value for layer in layers for key, value in layer.items()}
+    url = source.own.url
+    if entry.spatial_transform is not None:
+        attrs["spatial:transform"], url = list(entry.spatial_transform), group.url
+    return Document(source.path, url, attrs), "spatial:dimensions" in source.own.attrs
+
+
+def _own_keys(attrs: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in attrs.items()
+            if isinstance(key, str) and key.startswith(("spatial:", "proj:"))}
 
 
 def _place(doc: Document, names: tuple[str, ...], ndim: int, own: bool) -> Placement | None:
@@ -183,25 +194,29 @@ def _place(doc: Document, names: tuple[str, ...], ndim: int, own: bool) -> Place
     translation = corner_to_centre(origin, sizes, names, spatial=spatial if registration == "pixel" else ())
     unit = crs_unit(attrs, url)
     units = tuple(unit if i in spatial else "" for i in range(ndim))
-    return Placement(tuple(sizes), translation, units, names, spatial)
+    return Placement(tuple(sizes), translation, units, names, spatial, _proj(attrs))
 
 
 def spatial_placement(source: Source, facts: Facts, ndim: int, conflicts: str) -> Placement | None:
-    """zarr-conventions ``spatial:``: the array's own attributes, else its parent group's, over the dimensions
-    ``spatial:dimensions`` names; None when neither has them or the group's name a dimension the array lacks.
+    """zarr-conventions ``spatial:``: a ``multiscales`` layout's level by its entry (``_level_document``), else the
+    array's own attributes, else its parent group's, over the dimensions ``spatial:dimensions`` names; None when
+    none has them or a group's name a dimension the array lacks.
 
     >>> group = Document("t.zarr", "t.zarr/zarr.json", {"spatial:dimensions": ["northing", "easting"],
     ...     "spatial:transform": [10, 0, 500000, 0, -10, 6200000], "proj:code": "EPSG:32630"})
     >>> facts = Facts((4, 6, 3), "int8", (4, 6, 3), None, 0, ("northing", "easting", "band"))
     >>> own = Document("t.zarr/embeddings", "t.zarr/embeddings/zarr.json", {})
     >>> found = spatial_placement(Source("zarr3", own.path, {}, own.url, own, (group,)), facts, 3, "error")
-    >>> found.voxel_size, found.translation, found.units, found.spatial
-    ((-10.0, 10.0, 1.0), (6199995.0, 500005.0, 0.0), ('meter', 'meter', ''), (0, 1))
+    >>> found.voxel_size, found.translation, found.units, found.spatial, found.crs
+    ((-10.0, 10.0, 1.0), (6199995.0, 500005.0, 0.0), ('meter', 'meter', ''), (0, 1), {'proj:code': 'EPSG:32630'})
     """
     if facts.names is None:
         return None
-    own = _spatial_attrs(source.own)
-    doc = source.own if own else source.parent
-    if doc is None:
+    chosen = _level_document(source)
+    if chosen is None:
+        own = _has_spatial(source.own.attrs)
+        doc = source.own if own else source.parent
+        chosen = None if doc is None else (doc, own)
+    if chosen is None:
         return None
-    return _place(doc, tuple(facts.names), ndim, own)
+    return _place(chosen[0], tuple(facts.names), ndim, chosen[1])

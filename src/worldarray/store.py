@@ -531,6 +531,22 @@ def list_keys(directory: str) -> list[str]:
                          lambda way: [key.decode() for key in open_kvstore(way.spec).list().result()])
 
 
+def child_names(directory: str) -> list[str]:
+    """The names directly below a directory, sorted: a local directory's subdirectories, else the first component
+    of every key stored under it (a listing; an http server, which lists nothing, raises).
+
+    >>> child_names("memory://nowhere")
+    []
+    """
+    directory = normalize(directory)
+    if scheme(directory) == "file":
+        if not os.path.isdir(directory):
+            return []
+        with os.scandir(directory) as found:
+            return sorted(entry.name for entry in found if entry.is_dir())
+    return sorted({key.split("/")[0] for key in list_keys(directory) if "/" in key})
+
+
 def guard_gce_metadata(environ: MutableMapping[str, str] | None = None, *,
                        product_name_file: str = machine.DMI_PRODUCT_NAME) -> None:
     """Off Google Cloud, point GCE_METADATA_ROOT at a name that fails at once (``machine.point_gce_metadata_away``);
