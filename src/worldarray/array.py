@@ -30,7 +30,7 @@ from .keys import chunk_indices, chunk_key, hashed_shards, key_format, parse_chu
 from .levels import Level
 from .metadata import ArrayMeta
 from .retry import Retry
-from .spatial import crs_of
+from .grid_mapping import placement_crs
 from .units import NANOMETER, UnitsArgument
 
 __all__ = ["WorldArray", "open"]
@@ -158,10 +158,10 @@ class WorldArray(ArrayProtocol):
 
     @property
     def crs(self) -> dict[str, Any] | None:
-        """The ``proj:`` object as stored (``{"proj:code": "EPSG:32630"}``, or ``proj:wkt2``/``proj:projjson``) of
-        the attributes that placed the array by the ``spatial`` rule; None for an array that rule did not place."""
+        """The CRS as stored: the ``proj:`` object of the attributes that placed the array by the ``spatial`` rule, or
+        the grid-mapping variable's attributes (``crs_wkt``, ``GeoTransform``, ...) by ``grid_mapping``; else None."""
         meta = self._opened.meta
-        return crs_of(meta.attrs, meta.group_attrs, meta.placed_by)
+        return placement_crs(meta.attrs, meta.group_attrs, meta.related, meta.placed_by)
 
     @property
     def grid(self) -> ArrayMeta:

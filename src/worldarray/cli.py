@@ -31,7 +31,7 @@ from .handle import metadata
 from .metadata import ArrayMeta
 from .paths import basename, is_remote, join
 from .pyramid import open_pyramid
-from .spatial import crs_of
+from .grid_mapping import placement_crs
 from .units import NANOMETER, Request, factor
 
 __all__ = ["main", "describe", "problems", "Problem"]
@@ -98,7 +98,8 @@ def describe(meta: ArrayMeta) -> dict[str, Any]:
         "units": list(meta.units), "voxel_size": list(meta.voxel_size), "translation": list(meta.translation),
         "corner": list(corner),
         "extent": [list(corner), [c + n * s for c, n, s in zip(corner, meta.shape, meta.voxel_size, strict=True)]],
-        "placed_by": meta.placed_by, "crs": crs_of(meta.attrs, meta.group_attrs, meta.placed_by),
+        "placed_by": meta.placed_by, "crs": placement_crs(meta.attrs, meta.group_attrs, meta.related,
+                                                        meta.placed_by),
     }
 
 
