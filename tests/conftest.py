@@ -1,14 +1,16 @@
 """Store builders: a fixture case's store is written through tensorstore, then its documents are edited as JSON.
 
 Every array holds ``np.arange(prod(shape)).reshape(shape)`` cast to its dtype, in C order, so a read-back is checked
-against numpy alone. Shapes and chunks in the fixture are C order; the N5 and precomputed builders write them in
-their formats' own x-first order, as real writers do. Attributes are merged into the stored document after the data
+against numpy alone; a zarr array whose fixture entry gives ``values`` (a coordinate array) holds those instead.
+Shapes and chunks in the fixture are C order; the N5 and precomputed builders write them in their formats' own
+x-first order, as real writers do. Attributes are merged into the stored document after the data
 are written, because some of them (an N5 ``units`` string) are ones tensorstore itself would refuse.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 import math
 from pathlib import Path
@@ -27,6 +29,14 @@ pytest_plugins = ("servers", "doctest_names")
 def arange_values(shape, dtype) -> np.ndarray:
     """The values every fixture array holds: its C-order flat index, cast to its dtype."""
     return np.arange(math.prod(shape)).reshape(shape).astype(dtype)
+
+
+def stored_values(array: dict) -> np.ndarray:
+    """What a fixture array holds: its ``values`` (a flat C-order list, as a coordinate array holds them) when it
+    gives them, else ``arange_values``."""
+    if "values" in array:
+        return np.asarray(array["values"]).astype(array["dtype"]).reshape(array["shape"])
+    return arange_values(array["shape"], array["dtype"])
 
 
 def _read_json(path: Path) -> dict:
@@ -56,7 +66,7 @@ def build_zarr2_array(root: Path, array: dict) -> None:
         # tensorstore refuses the checksum member numcodecs writes for zstd (spec Convention 8); the array is made
         # without it and the member is put back below, as a store written by numcodecs would hold it.
         created["compressor"] = {k: v for k, v in compressor.items() if k != "checksum"}
-    values = arange_values(array["shape"], array["dtype"])
+    values = stored_values(array)
     _create_and_fill({"driver": "zarr", "kvstore": _file(root, array["path"]), "metadata": created}, values)
     zarray = root / array["path"] / ".zarray"
     _write_json(zarray, {**_read_json(zarray), **document})
@@ -75,7 +85,7 @@ def build_zarr3_array(root: Path, array: dict) -> None:
     else:
         created["chunk_grid"] = {"name": "regular", "configuration": {"chunk_shape": array["chunks"]}}
     created.update(array.get("document", {}))
-    values = arange_values(array["shape"], array["dtype"])
+    values = stored_values(array)
     _create_and_fill({"driver": "zarr3", "kvstore": _file(root, array["path"]), "metadata": created}, values)
     zarr_json = root / array["path"] / "zarr.json"
     doc = _read_json(zarr_json)
@@ -191,6 +201,30 @@ def build_store(root: Path, case: dict) -> Path:
     for volume in store.get("precomputed", []):
         BUILDERS["precomputed"](root, volume)
     return root
+
+
+#: Stores as rioxarray 0.19 writes them with zarr 3.1.6 (xarray's ``to_zarr`` after ``rio.write_crs`` and
+#: ``rio.write_transform``), one directory per store: every document verbatim, and ``values.json`` giving each
+#: array's shape and dtype and each coordinate array's values.
+RIOXARRAY = Path(__file__).parent / "fixtures" / "rioxarray"
+
+
+def rioxarray_store(root: Path, case: str) -> Path:
+    """The rioxarray store ``case`` under ``root``: its documents copied as written, its chunks written with
+    zarr-python (a coordinate array's values as rioxarray wrote them, any other array ``arange_values``; the 0-d
+    grid-mapping variable holds none)."""
+    import zarr  # the writer whose documents these are
+
+    source, target = RIOXARRAY / case, root / f"{case}.zarr"
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("values.json"))
+    listing = _read_json(source / "values.json")
+    for name, array in listing["arrays"].items():
+        if array["shape"]:
+            values = listing["coords"].get(name)
+            data = (np.asarray(values, dtype=array["dtype"]) if values is not None
+                    else arange_values(array["shape"], array["dtype"]))
+            zarr.open_array(str(target / name), mode="r+")[...] = data
+    return target
 
 
 @pytest.fixture

@@ -24,7 +24,8 @@ from metadata_cases import CASES, assert_floats, assert_placement, parametrize_c
 IDS = [case["name"] for case in CASES]
 FORMATS = tuple(RECORDS)  # every format of the registry: one added there without fixture cases fails below
 ORIGINS = ("chunkmirage", "chunkmirage-addition", "trial", "units", "offset-pair", "conflict", "edge", "n5-viewer",
-           "neuroglancer", "cellmap-schemas", "ngff-zarr", "ome-zarr-py", "bioformats2raw", "tessera", "geozarr", "geotessera", "topozarr")
+           "neuroglancer", "cellmap-schemas", "ngff-zarr", "ome-zarr-py", "bioformats2raw", "tessera", "geozarr",
+           "rioxarray", "geotessera", "topozarr")
 EXPECT_KEYS = ("format", "shape", "dtype", "warns", "raises")
 PLACEMENT_KEYS = ("axes", "axes_named", "units", "voxel_size", "translation", "placed_by")
 

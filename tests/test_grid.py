@@ -77,7 +77,7 @@ def test_grid_meta_equals_the_meta_of_the_array_created_from_it_on_every_field_a
     vol = wa.create(str(tmp_path / "v.zarr" / "s0"), grid=grid, dtype="int16", format=fmt)
     planned = dataclasses.asdict(grid.meta("int16"))
     made = dataclasses.asdict(vol.meta)
-    stores = {"path", "parent", "format", "attrs", "group_attrs", "fill_value"}
+    stores = {"path", "parent", "format", "attrs", "group_attrs", "fill_value", "related"}
     assert {k: v for k, v in planned.items() if k not in stores} == {k: v for k, v in made.items() if k not in stores}
     assert set(planned) - stores == {"shape", "dtype", "chunk_shape", "shard_shape", "axes", "axes_named", "units",
                                      "voxel_size", "translation", "placed_by", "spatial_axes", "crs"}

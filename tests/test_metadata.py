@@ -118,8 +118,8 @@ def test_a_plain_array_has_voxels_of_one_with_its_corner_at_the_origin():
 
 
 def test_rules_are_ordered_and_named_after_placed_by():
-    assert [r.name for r in RULES["zarr2"]] == ["ome", "spatial", "cosem", "funlib"]
-    assert [r.name for r in RULES["zarr3"]] == ["ome", "spatial", "cosem", "funlib", "dimension_units"]
+    assert [r.name for r in RULES["zarr2"]] == ["ome", "spatial", "grid_mapping", "cosem", "funlib"]
+    assert [r.name for r in RULES["zarr3"]] == ["ome", "spatial", "grid_mapping", "cosem", "funlib", "dimension_units"]
     assert [r.name for r in RULES["n5"]] == ["cosem", "funlib", "n5"]
     assert [r.name for r in RULES["precomputed"]] == ["precomputed"]
 

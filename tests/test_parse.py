@@ -3,7 +3,8 @@
 Metadata parsing does no I/O, so a case's placement must follow from its documents alone. Each case's documents are
 built here as the dicts its store would hold (the documents conftest's builders write through tensorstore), put
 into the ``Source`` record the package's detection would make of them (``detect.gather`` and ``source_of``,
-``levels.resolve``, with s0's document beside an N5 level its group's factor list places), parsed with
+``levels.resolve``, with s0's document beside an N5 level its group's factor list places, and the grid-mapping
+variables a zarr array's ``grid_mapping`` names beside it, as ``siblings`` reads them), parsed with
 ``worldarray.metadata.parse`` and held to the case's expect by the same checks test_conformance applies. Every case
 of the fixture is reproducible this way; none needs I/O.
 """
@@ -175,12 +176,29 @@ def first_level(store: dict, path: str) -> Document | None:
     return Document(directory, _url(directory, "attributes.json"), first)
 
 
+def related(store: dict, path: str, fmt: str, attrs: dict) -> dict[str, Document]:
+    """The attribute documents of the grid-mapping variables beside a zarr array that its ``grid_mapping`` names
+    (the plain form, or CF's extended "name: coordinates ..."), by name, where they exist."""
+    value = attrs.get("grid_mapping")
+    if fmt not in ("zarr2", "zarr3") or not isinstance(value, str):
+        return {}
+    names = re.findall(r"([^\s:]+):", value) if ":" in value else [value.strip()]
+    found = {}
+    for name in names:
+        directory = posixpath.join(posixpath.dirname(path), name)
+        if node_of(store.get(directory, {})) is not None:
+            docs = store[directory]
+            found[name] = Document(directory, _url(directory, ATTRS_KEY[fmt]), user_attrs(fmt, docs))
+    return found
+
+
 def array_source(store: dict, path: str) -> Source:
     docs = store[path]
     fmt, _ = node_of(docs)
     own = Document(path, _url(path, ATTRS_KEY[fmt]), user_attrs(fmt, docs))
     return Source(fmt, path, docs[ARRAY_KEY[fmt]], _url(path, ARRAY_KEY[fmt]), own, ancestors(store, path),
-                  first_level=first_level(store, path) if fmt == "n5" else None)
+                  first_level=first_level(store, path) if fmt == "n5" else None,
+                  related=related(store, path, fmt, own.attrs))
 
 
 def scale_index(info: dict, level) -> int:

@@ -23,6 +23,7 @@ from .n5 import level_position, n5_group_factors
 from .nodes import Gathered, Node, scale_key_of, source_of
 from .ome import walk
 from .retry import is_transient
+from .siblings import with_related
 
 __all__ = ["Node", "Gathered", "Format", "FORMATS", "PROBE_KEYS", "detect", "gather", "probe", "requests_for",
            "source_of", "scale_key_of", "array_above", "clean_zarr2_metadata"]
@@ -242,8 +243,8 @@ def _gathered(path: str, above: Gathered | None) -> Gathered | None:
         node = _classify(path, _docs(path, raw, _READ_KEYS))
         if node is None:
             return None
-        return Gathered(node, _as_document(above.node.path, above.node) + above.ancestors[:3],
-                        _first_level(node, first, raw))
+        return with_related(Gathered(node, _as_document(above.node.path, above.node) + above.ancestors[:3],
+                                     _first_level(node, first, raw)), above.node)
     up = store.parent(path)
     if up is not None and store.is_root(up):
         up = None
@@ -264,7 +265,7 @@ def _gathered(path: str, above: Gathered | None) -> Gathered | None:
     further_up = () if ended or listed or up is None else _read_ancestors(path)
     first = _first_level_key(path, parent) if FORMATS[node.format].factor_lists and node.kind == "array" else []
     first_level = _first_level(node, first, store.read_documents(first)) if first else None
-    return Gathered(node, () if ended else _as_document(up, parent) + further_up, first_level)
+    return with_related(Gathered(node, () if ended else _as_document(up, parent) + further_up, first_level), parent)
 
 
 def _first_level_key(path: str, parent: Node | None) -> list[tuple[str, str]]:

@@ -37,7 +37,8 @@ class Document:
 
 @dataclass(frozen=True)
 class Source:
-    """The documents one array is placed from: its own, and its ancestors' (parent first, up to four)."""
+    """The documents one array is placed from: its own, its ancestors' (parent first, up to four), and those of the
+    arrays beside it that its attributes name, by name (``related``: a CF grid-mapping variable)."""
 
     format: str
     path: str
@@ -47,6 +48,7 @@ class Source:
     ancestors: tuple[Document, ...] = ()
     scale_index: int | None = None  # precomputed: which entry of array["scales"]
     first_level: Document | None = None  # N5: s0's document, beside a level its group's factor list places (A12)
+    related: Mapping[str, Document] = field(default_factory=dict)
 
     @property
     def parent(self) -> Document | None:

@@ -20,6 +20,7 @@ import tensorstore as ts
 
 from . import resample, retry, rounds, store, write
 from .arguments import flag, one_of, retries_or_none
+from .coordinates import check_coordinates
 from .diagnostics import noticing
 from .detect import Node, source_of
 from .reach import Reach, open_array, reach_array
@@ -299,6 +300,7 @@ def _open_level(path: str, options: Options, context: ts.Context | None) -> Open
                             options.array)
     meta = parse(source_of(choice.found), options.metadata_conflicts)
     check_listing(choice, meta, options.metadata_conflicts)
+    check_coordinates(meta, context)
     source = rescaled(meta, rescale, _base_unit(options)).converted(options.units, options.strict_units)
     node = choice.found.node
     level_path = store.join(node.path, node.scale_key) if node.scale_key else node.path

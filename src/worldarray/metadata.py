@@ -1,12 +1,12 @@
 """Each format places an array by the first of its ordered rules that finds something; that rule's name is placed_by.
 
 Parsing is pure: documents (dicts) in, an ArrayMeta out, no I/O. A rule is one convention's module (``ome``,
-``spatial``, ``cosem``, ``funlib``, ``dimension_units``, ``n5``, ``precomputed``), each with the one signature
-``fields.PlacementRule``; this module holds what the array documents say apart from placement (``FACTS``), the one
-precedence table (``RULES``: per format, the rules in order; reading the tuple tells the order, and every other list
-of formats or rule names is derived from it) and the loop that applies it (``parse``). ``level_placements`` places
-the levels a group lists by the same rules. Only ``from worldarray.metadata import ...`` reaches this module:
-``wa.metadata`` is the function that reads a path.
+``spatial``, ``grid_mapping``, ``cosem``, ``funlib``, ``dimension_units``, ``n5``, ``precomputed``), each with the
+one signature ``fields.PlacementRule``; this module holds what the array documents say apart from placement
+(``FACTS``), the one precedence table (``RULES``: per format, the rules in order; reading the tuple tells the order,
+and every other list of formats or rule names is derived from it) and the loop that applies it (``parse``).
+``level_placements`` places the levels a group lists by the same rules. Only ``from worldarray.metadata import ...``
+reaches this module: ``wa.metadata`` is the function that reads a path.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from .dimension_units import dimension_units_placement
 from .formats import FORMATS as RECORDS
 from .fields import (Document, Facts, Placement, PlacementRule, Source, entries, native_dtype)
 from .funlib import funlib_axis_names, funlib_placement
+from .grid_mapping import grid_mapping_placement
 from .geometry import centre_to_corner, corner_to_centre, default_axes, spatial_indices
 from .n5 import level_position, n5_group_factors, n5_placement
 from .ome import cosem_entry, first_listing, group_placement, multiscales_of, ome_placement
@@ -203,11 +204,12 @@ FACTS: dict[str, Callable[[Source], Facts]] = {name: form.facts for name, form i
 _OME, _COSEM, _FUNLIB = Rule("ome", ome_placement), Rule("cosem", cosem_placement), Rule("funlib", funlib_placement)
 _DIMENSION_UNITS, _N5 = Rule("dimension_units", dimension_units_placement), Rule("n5", n5_placement)
 _PRECOMPUTED, _SPATIAL = Rule("precomputed", precomputed_placement), Rule("spatial", spatial_placement)
+_GRID_MAPPING = Rule("grid_mapping", grid_mapping_placement)
 
 #: Per format, the placement rules in precedence order; the first that finds something names placed_by.
 RULES: dict[str, tuple[Rule, ...]] = {
-    "zarr2": (_OME, _SPATIAL, _COSEM, _FUNLIB),
-    "zarr3": (_OME, _SPATIAL, _COSEM, _FUNLIB, _DIMENSION_UNITS),
+    "zarr2": (_OME, _SPATIAL, _GRID_MAPPING, _COSEM, _FUNLIB),
+    "zarr3": (_OME, _SPATIAL, _GRID_MAPPING, _COSEM, _FUNLIB, _DIMENSION_UNITS),
     "n5": (_COSEM, _FUNLIB, _N5),
     "precomputed": (_PRECOMPUTED,),
 }

@@ -66,11 +66,13 @@ class Node:
 
 @dataclass(frozen=True)
 class Gathered:
-    """A node with the documents of its ancestors (parent first) that its placement may need."""
+    """A node with the documents of its ancestors (parent first) that its placement may need, and those of the
+    arrays beside it that its attributes name (``related``, by name)."""
 
     node: Node
     ancestors: tuple[Document, ...]
     first_level: Document | None = None  # N5: s0's document, when the group's factor list places this level (A12)
+    related: Mapping[str, Document] = field(default_factory=dict)
 
 
 def source_of(found: Gathered) -> Source:
@@ -86,7 +88,7 @@ def source_of(found: Gathered) -> Source:
         return Source(node.format, own.path, info, where, own, (Document(node.path, where, node.attrs),), index)
     own = Document(node.path, node.attrs_url, node.attrs)
     return Source(node.format, node.path, node.docs[document], where, own, found.ancestors,
-                  first_level=found.first_level)
+                  first_level=found.first_level, related=found.related)
 
 
 def scale_key_of(parent: Node, name: str) -> str | None:
