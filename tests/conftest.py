@@ -181,6 +181,22 @@ def ome_pyramid(root, path, levels, fmt="zarr3", axes=("z", "y", "x"), units=Non
     return str(root / path)
 
 
+def geospatial_group(root: Path, path: str, placing: dict, shape, names) -> Path:
+    """A zarr v3 group whose ``spatial:`` and ``proj:`` attributes (``placing``) place the int8 arange array ``data``
+    inside it, its dimensions named ``names``; return the array's path."""
+    GROUP_BUILDERS["zarr3"](root, {"path": path, "attrs": placing})
+    BUILDERS["zarr3"](root, {"path": f"{path}/data", "shape": list(shape), "chunks": list(shape), "dtype": "int8",
+                             "document": {"dimension_names": list(names)}})
+    return root / path / "data"
+
+
+#: A north-up UTM zone (30N, 10 m pixels) and a geographic grid (EPSG:4326, half-degree pixels), as placed.
+UTM_ZONE = {"spatial:dimensions": ["northing", "easting"], "spatial:transform": [10, 0, 500000, 0, -10, 6200000],
+            "proj:code": "EPSG:32630"}
+DEGREE_GRID = {"spatial:dimensions": ["lat", "lon"], "spatial:transform": [0.5, 0, -180, 0, -0.5, 90],
+               "proj:code": "EPSG:4326"}
+
+
 def bigstitcher_n5(root: Path) -> Path:
     """A BigStitcher-style N5 pyramid: a unitless resolution of 1 (voxels) and downsamplingFactors, x-first."""
     GROUP_BUILDERS["n5"](root, {"path": "bdv.n5", "attrs": {"resolution": [1.0, 1.0, 1.0]}})

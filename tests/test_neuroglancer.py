@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import worldarray as wa
-from conftest import BUILDERS, GROUP_BUILDERS, ome_pyramid
+from conftest import BUILDERS, DEGREE_GRID, GROUP_BUILDERS, UTM_ZONE, geospatial_group, ome_pyramid
 from worldarray import neuroglancer
 
 NM = 1e-9
@@ -27,18 +27,20 @@ OUTPUT_UNITS = {"": 1.0, "m": 1.0, "nm": NM, "\u00b5m": 1e-6, "um": 1e-6, "s": 1
 J = np.arange(5)
 
 
-def landed(source: dict, neuroglancer_voxels: dict[str, tuple[float, float]]) -> dict[str, np.ndarray]:
-    """Output name (without a local or channel suffix) -> the centre of voxels j = 0..4 in the output unit, under the
-    source's transform, from Neuroglancer's own (corner, size) of each input dimension, in the matrix's column order."""
+def landed(source: dict, neuroglancer_voxels: dict[str, tuple[float, float]], j=J) -> dict[str, np.ndarray]:
+    """Output name (without a local or channel suffix) -> the centre of voxels ``j`` in the output unit, under the
+    source's transform, from Neuroglancer's own (corner, size) of each input dimension, in the matrix's column order:
+    each voxel's centre in Neuroglancer's input is mapped, so a negative step lands where it points."""
     transform = source["transform"]
     matrix = np.asarray(transform["matrix"], dtype=float)
     outputs = list(transform["outputDimensions"].items())
     names = [name.rstrip("'^") for name, _ in outputs]
     values = np.array([value for _, (value, _) in outputs])
+    assert (values > 0).all(), f"Neuroglancer refuses a scale that is not positive: {outputs}"
     scales = values * np.array([OUTPUT_UNITS[unit] for _, (_, unit) in outputs])
-    inputs = np.array([[neuroglancer_voxels[n][0] + j * neuroglancer_voxels[n][1] for n in names] for j in J])
-    corners = (inputs @ matrix[:, :-1].T) / scales + matrix[:, -1]  # output coordinates of voxel j's corner
-    return {n: (corners[:, k] + 0.5) * values[k] for k, n in enumerate(names)}
+    inputs = np.array([[neuroglancer_voxels[n][0] + (i + 0.5) * neuroglancer_voxels[n][1] for n in names] for i in j])
+    centres = (inputs @ matrix[:, :-1].T) / scales + matrix[:, -1]  # output coordinates of voxel j's centre
+    return {n: centres[:, k] * values[k] for k, n in enumerate(names)}
 
 
 def assert_places_every_voxel(vol, source, neuroglancer_voxels):
@@ -316,6 +318,68 @@ def test_a_selected_precomputed_channel_is_made_local_by_a_transform_on_the_info
     assert np.floor(position) == 2
     assert_places_every_voxel(vol, source, {"x": (8 * NM, 8 * NM), "y": (16 * NM, 8 * NM), "z": (24 * NM, 8 * NM),
                                             "c": (0.0, 1.0)})
+
+
+# ---------------------------------------------------------------- geospatial stores, signed steps
+
+
+def _zone(root, units_asked):
+    """The north-up UTM zone as an int8 (northing, easting, band) array, opened in ``units_asked``."""
+    return wa.open(geospatial_group(root, "zone.zarr", UTM_ZONE, (5, 7, 4), ("northing", "easting", "band")),
+                   units=units_asked)
+
+
+def _degree_grid(root):
+    return wa.open(geospatial_group(root, "grid.zarr", DEGREE_GRID, (6, 8), ("lat", "lon")))
+
+
+def assert_every_pixel_centre_lands_on_coords(vol, source):
+    """Under the transform, every stored pixel's centre lands on the handle's ``vol.coords()`` on its spatial axes."""
+    centres = landed(source, {n: (0.0, 1.0) for n in vol.meta.axes}, j=np.arange(max(vol.meta.shape)))
+    coords = vol.coords()
+    for i in vol.spatial:
+        n = vol.meta.shape[i]
+        np.testing.assert_allclose(centres[vol.axes[i]][:n], coords[i], rtol=1e-12)
+
+
+@pytest.mark.parametrize(("units_asked", "unit", "scale"), [(None, "m", 10.0), ("nanometer", "nm", 1e10)])
+def test_a_north_up_zone_keeps_its_negative_step_in_the_matrix_under_a_positive_scale(tmp_path, units_asked, unit,
+                                                                                      scale):
+    vol = _zone(tmp_path, units_asked)
+    assert vol.meta.placed_by == "spatial" and vol.voxel_size[0] < 0
+    source = neuroglancer.layer(vol, url="https://host/zone.zarr/data")["source"]
+    assert source["url"] == "zarr3://https://host/zone.zarr/data"
+    outputs = source["transform"]["outputDimensions"]
+    assert outputs == {"northing": [scale, unit], "easting": [scale, unit], "band": [1.0, ""]}
+    assert source["transform"]["matrix"][0][0] < 0 < source["transform"]["matrix"][1][1]
+    assert_every_pixel_centre_lands_on_coords(vol, source)
+
+
+def test_a_zones_band_is_a_plain_unitless_dimension_each_sample_at_its_index(tmp_path):
+    vol = _zone(tmp_path, None)
+    source = neuroglancer.layer(vol, url="https://host/zone.zarr/data")["source"]
+    found = landed(source, {n: (0.0, 1.0) for n in vol.meta.axes})["band"]
+    np.testing.assert_allclose(found - 0.5, vol.coords()[2][0] + J)  # sample j from j to j + 1, as zarr reads it
+
+
+def test_a_degree_grid_is_unitless_in_degree_numbers_its_rows_counting_south(tmp_path):
+    vol = _degree_grid(tmp_path)
+    assert vol.meta.units == ("degree", "degree")
+    source = neuroglancer.layer(vol, url="https://host/grid.zarr/data")["source"]
+    assert source["transform"]["outputDimensions"] == {"lat": [0.5, ""], "lon": [0.5, ""]}
+    assert_every_pixel_centre_lands_on_coords(vol, source)
+    assert vol.coords()[0][0] == 89.75  # the centre of the northmost row
+
+
+@pytest.mark.parametrize("build", [lambda root: _zone(root, None), _degree_grid], ids=["utm zone", "degree grid"])
+def test_the_viewer_of_a_geospatial_store_is_centred_on_its_box(tmp_path, build):
+    vol = build(tmp_path)
+    found = neuroglancer.navigation(vol)
+    shown = {name: position * found["dimensions"][name][0] for name, position in
+             zip(found["dimensions"], found["position"], strict=True)}
+    for k, i in enumerate(vol.spatial):
+        assert shown[vol.axes[i]] == pytest.approx((vol.box.begin[k] + vol.box.end[k]) / 2)
+    assert all(scale > 0 for scale, _ in found["dimensions"].values())
 
 
 # ---------------------------------------------------------------- URLs

@@ -1,18 +1,21 @@
 """In Neuroglancer's own client, the layer ``neuroglancer_layer`` gives shows at a world point the value ``read``
-gives for the one voxel there, for every kind of layer (B5), relabelled and selected handles included.
+gives for the one voxel there, for every kind of layer (B5), relabelled, selected and geospatial handles included.
 
 Opt-in: it runs where Chromium and its driver (Debian's ``chromium`` and ``chromium-driver``) and the
 ``neuroglancer`` and ``selenium`` packages (the ``test`` extra) are installed, and is skipped at once elsewhere.
 
 One headless Chromium runs the client that Neuroglancer's Python package bundles, served by its ``Viewer`` on
 127.0.0.1, for every case. Each case builds its store in ``tmp_path``, serves it with CORS, and loads the layer into
-a one-panel viewer whose dimensions are 1 nm (1 s, or a bare 1) each, zoomed in on the handle's own level (the
-coarsest of each pyramid). At each world point the view moves there, a click in the middle of the panel runs an
-action, and the action reports what the client itself found: the mouse position and the layer's value there. The
-oracle is ``vol.read`` of a one-voxel box around that position, and on time and channel axes the sample whose centre
-(``vol.coords()``) is nearest. The points lie 0.3 and 0.7 of a voxel into voxels inside the volume (a quarter step
-either side of a sample's centre on time and channel), so a placement half a voxel off either way reads another
-voxel.
+a one-panel viewer whose dimensions are 1 of the handle's own unit each (1 nm, 1 m, 1 s, or a bare 1 for a unitless
+or degree axis), zoomed in on the handle's own level (the coarsest of each pyramid). At each world point the view
+moves there, a click in the middle of the panel runs an action, and the action reports what the client itself
+found: the mouse position and the layer's value there. The oracle is ``vol.read`` of a one-voxel box around that
+position (its extent taken by magnitude, so a north-up axis's box is not upside down), and on the other axes the
+sample there: in an OME group the one whose centre (``vol.coords()``) is nearest, elsewhere the one from whose
+stated position to the next the point lies. The points lie 0.3 and 0.7 of a voxel into voxels inside the volume
+(into it along the index direction, so southward on a north-up axis; a quarter step either side of a sample's
+stated position on the other axes), so a placement half a voxel off either way, or pointing the wrong way, reads
+another voxel.
 """
 
 from __future__ import annotations
@@ -38,8 +41,9 @@ webdriver = pytest.importorskip("selenium.webdriver")
 action_chains = pytest.importorskip("selenium.webdriver.common.action_chains")
 
 import worldarray as wa  # noqa: E402 - after the skips, so a machine without a browser pays nothing
-from conftest import BUILDERS, GROUP_BUILDERS, ome_pyramid  # noqa: E402
+from conftest import BUILDERS, DEGREE_GRID, GROUP_BUILDERS, UTM_ZONE, geospatial_group, ome_pyramid  # noqa: E402
 from servers import serve_with_cors  # noqa: E402
+from worldarray.coordinate_spaces import output_unit  # noqa: E402
 from worldarray.neuroglancer import navigation  # noqa: E402
 
 # funlib stores name no unit; worldarray takes nanometres, and says so
@@ -49,8 +53,6 @@ FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
          "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=200,200")
 WAIT = 30.0  # seconds one point may take to show a value (its chunks load), at most
 NAME = "v"
-# a global or local dimension in a Neuroglancer unit, and the viewer dimension the points are given in
-VIEW_UNITS = {"m": [1, "nm"], "nm": [1, "nm"], "\u00b5m": [1, "nm"], "um": [1, "nm"], "s": [1, "s"], "": [1, ""]}
 
 
 @dataclasses.dataclass
@@ -191,6 +193,15 @@ def _time_selected(root):
     return wa.open(_series(root), level="s0", select={"t": 4})
 
 
+def _utm_zone(root):  # north-up: rows count south, in metres
+    return wa.open(geospatial_group(root, "zone.zarr", UTM_ZONE, (5, 7, 4), ("northing", "easting", "band")),
+                   units=None)
+
+
+def _degree_grid(root):  # EPSG:4326: unitless degree numbers in Neuroglancer, rows counting south
+    return wa.open(geospatial_group(root, "grid.zarr", DEGREE_GRID, (6, 8), ("lat", "lon")))
+
+
 CASES: dict[str, Callable] = {
     "ome 0.5 group, zarr v3, t c z y x": _ome05,
     "ome 0.4 group, zarr v2, level s1": _ome04,
@@ -203,6 +214,8 @@ CASES: dict[str, Callable] = {
     "select c": _channel_selected,
     "select t": _time_selected,
     "precomputed, 3 channels, select c": _precomputed_channel_selected,
+    "spatial: north-up utm zone, metres, band": _utm_zone,
+    "spatial: EPSG:4326 degrees": _degree_grid,
 }
 
 
@@ -229,28 +242,40 @@ def _points(vol) -> list[dict[str, float]]:
     return points
 
 
+def _sample(vol, axis: int, value: float) -> int:
+    """The sample of a non-spatial axis at ``value``: the one centred nearest in an OME group, whose reading centres
+    a sample on its stated position; elsewhere the one from whose stated position to the next ``value`` lies."""
+    coords = vol.coords()[axis]
+    if vol.meta.placed_by == "ome":
+        return int(np.argmin(np.abs(coords - value)))
+    step = coords[1] - coords[0] if len(coords) > 1 else 1.0
+    return int(np.floor((value - coords[0]) / step))
+
+
 def _read(vol, point: dict[str, float]) -> int:
-    """The value worldarray reads at a world point: a one-voxel box on the spatial axes, the nearest sample else."""
-    half = [v / 2 for v in vol.voxel_size]
+    """The value worldarray reads at a world point: a one-voxel box on the spatial axes (whatever the sign of a
+    step), and on the others the sample there (``_sample``)."""
+    half = [abs(v) / 2 for v in vol.voxel_size]
     centre = [point[vol.axes[i]] for i in vol.spatial]
     block = vol.read(wa.Box([c - h for c, h in zip(centre, half, strict=True)],
                             [c + h for c, h in zip(centre, half, strict=True)]))
-    coords = vol.coords()
     index = []
     for i, axis in enumerate(vol.axes):
         if i in vol.spatial:
             assert block.shape[i] == 1, (block.shape, point)
             index.append(0)
         else:
-            index.append(int(np.argmin(np.abs(coords[i] - point[axis]))))
+            index.append(_sample(vol, i, point[axis]))
     return int(block[tuple(index)])
 
 
 def _state(vol, layer: dict, point: dict[str, float]) -> dict:
-    """A one-panel viewer state showing ``layer`` at ``point``: dimensions named as the layer's, 1 nm (1 s) each."""
+    """A one-panel viewer state showing ``layer`` at ``point``: dimensions named as the layer's, each 1 of the
+    handle's own unit on its axis (as Neuroglancer names it), so a point is given in the handle's numbers."""
     named = navigation(vol)["dimensions"]
     assert set(named) <= set(vol.axes), (named, vol.axes)
-    dimensions = {name: VIEW_UNITS[unit] for name, (_, unit) in named.items()}
+    grid = vol.grid
+    dimensions = {name: [1, output_unit(grid.units[grid.axes.index(name)])[0]] for name in named}
     # The view is zoomed so that one of the handle's voxels is 50 pixels wide in the x-y panel, and the layer asks for
     # voxels of 2000 pixels on the screen: Neuroglancer then draws (and reads) the coarsest level of a pyramid, which
     # is the handle's own level in every pyramid here, not the finest.
@@ -261,7 +286,8 @@ def _state(vol, layer: dict, point: dict[str, float]) -> dict:
         shown.update(localDimensions={name: [1, ""] if name == "c'" else layer["localDimensions"][name]
                                       for name in local}, localPosition=list(local.values()))
     return {"dimensions": dimensions, "position": [point[name] for name in named], "layers": [shown], "layout": "xy",
-            "crossSectionScale": min(vol.voxel_size[-2:]) / 50, "showAxisLines": False, "showScaleBar": False}
+            "crossSectionScale": min(abs(v) for v in vol.voxel_size[-2:]) / 50, "showAxisLines": False,
+            "showScaleBar": False}
 
 
 @pytest.mark.parametrize("case", list(CASES))

@@ -31,15 +31,8 @@ precomputed              (voxel_offset + j) times the scale's resolution in nano
                          (``src/datasource/precomputed/frontend.ts``).
 =======================  ==============================================================================================
 
-A source transform is ``{"outputDimensions": {name: [scale, unit]}, "matrix": M}``, M of rank x (rank + 1), its
-columns the source's input dimensions in Neuroglancer's order, matched by position when ``inputDimensions`` is absent
-(``src/coordinate_transform.ts``: ``coordinateTransformSpecificationFromJson`` and the ``spec`` setter). An input
-coordinate is Neuroglancer's own model coordinate x; the linear part multiplies x times its input scale by M and
-divides by the output scale, and the last column is in output coordinates (``transformBoundingBox`` there,
-``scaleTransformSubmatrix`` in ``src/render_coordinate_transform.ts``, ``docs/concepts/coordinate_spaces.rst``). With
-Neuroglancer's corner of voxel j at c + j d (x times the input scale, in metres, seconds or bare numbers) and the
-handle's at P0 + j v, output scale v (v' in metres or seconds): M = v' / d and the last column is P0 / v - c / d.
-The source URLs ``zarr2://``, ``zarr3://``, ``n5://`` and ``precomputed://`` before an http(s), s3 or gs URL are
+How a source transform is read, and why a signed step is in its matrix, is ``coordinate_spaces``'s docstring. The
+source URLs ``zarr2://``, ``zarr3://``, ``n5://`` and ``precomputed://`` before an http(s), s3 or gs URL are
 Neuroglancer's legacy spellings, still read (``KvStoreBasedDataSourceLegacyUrlAdapter`` in
 ``src/datasource/index.ts``, ``src/datasource/zarr/register_default.ts``); a viewer URL holds the state as ``#!`` and
 percent-quoted JSON (``python/neuroglancer/url_state.py``).
@@ -54,8 +47,12 @@ the selected sample, so the layer shows that sample whatever the viewer's positi
 at its middle sample); only a transform makes a dimension local, so a pinned time axis of an OME level is shown on
 its array. A pyramid is named by its group where Neuroglancer reads the group's levels (OME, an N5 group's factor
 list, precomputed); the transform, if any, places the handle's own level, and the other levels follow Neuroglancer's
-reading of the group. Neuroglancer reads only what is served over http(s), s3 or gs, so a local store needs
-``url=``, the address its path is served at.
+reading of the group. A store placed by ``spatial:`` attributes is read by Neuroglancer as a plain array, so its
+layer always has a transform: a negative step (a north-up raster's rows) is a positive output scale and a negative
+matrix entry, since Neuroglancer's scales must be positive; metres are ``m``; degrees, which Neuroglancer has no unit
+for (it names only m, s, Hz and rad/s), are a unitless dimension whose coordinates are the degree numbers; a ``band``
+axis is a plain unitless dimension, each sample from its index to the next. Neuroglancer reads only what is served
+over http(s), s3 or gs, so a local store needs ``url=``, the address its path is served at.
 """
 
 from __future__ import annotations
@@ -69,7 +66,9 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Protocol
 
 from . import paths, units
-from .geometry import centre_of, centre_to_corner, centres, corners, in_voxels, isclose, same
+from .coordinate_spaces import (OME_UNITS, SHORT_UNITS, SI_NAMES, ZARR_UNITS, Dim, Output, output_name, power_of_ten,
+                                transform)
+from .geometry import centre_to_corner, centres, corners, in_voxels, isclose, same
 from .formats import FORMATS
 from .metadata import ArrayMeta
 from .n5 import level_position, n5_group_factors
@@ -113,48 +112,6 @@ DEFAULT_VIEWER = "https://neuroglancer-demo.appspot.com/"
 #: Neuroglancer's data source scheme for each format: zarr versions spelled out, since Neuroglancer's plain ``zarr``
 #: refuses a directory holding both versions' documents.
 SCHEMES = {name: form.neuroglancer_scheme for name, form in FORMATS.items()}
-
-# ---------------------------------------------------------------- Neuroglancer's unit spellings (src/util/si_units.ts)
-
-_PREFIXES = (("Y", "yotta", 24), ("Z", "zetta", 21), ("E", "exa", 18), ("P", "peta", 15), ("T", "tera", 12),
-             ("G", "giga", 9), ("M", "mega", 6), ("k", "kilo", 3), ("h", "hecto", 2), ("da", "deca", 1),
-             ("", "", 0), ("d", "deci", -1), ("c", "centi", -2), ("m", "milli", -3), ("\u00b5", "micro", -6),
-             ("n", "nano", -9), ("p", "pico", -12), ("f", "femto", -15), ("a", "atto", -18), ("z", "zepto", -21),
-             ("y", "yocto", -24))
-_BASES = (("meter", "m"), ("second", "s"))
-_OTHERS = {"angstrom": (1e-10, "m"), "foot": (0.3048, "m"), "inch": (0.0254, "m"), "mile": (1609.34, "m"),
-           "parsec": (3.0856775814913673e16, "m"), "yard": (0.9144, "m"), "minute": (60.0, "s"),
-           "hour": (3600.0, "s"), "day": (86400.0, "s")}
-_SI_NAMES = {"m": "meter", "s": "second"}
-
-
-def _power(exponent: int) -> float:
-    """10 ** exponent, dividing for a negative one as Neuroglancer does."""
-    return 10.0**exponent if exponent >= 0 else 1 / 10.0**-exponent
-
-
-#: OME axis units Neuroglancer reads (src/datasource/zarr/ome.ts): long names; "" is unitless.
-OME_UNITS = {"": (1.0, ""), **_OTHERS,
-             **{long + name: (_power(e), base) for _, long, e in _PREFIXES for name, base in _BASES}}
-#: zarr ``dimension_units`` units (src/datasource/zarr/metadata/parse.ts): OME's and the SI short forms.
-ZARR_UNITS = {**OME_UNITS, **{short + base: (_power(e), base) for short, _, e in _PREFIXES for _, base in _BASES}}
-#: N5 ``units`` and a layer's output units: SI short forms, "u" for micro too, and "" (unitless).
-SHORT_UNITS = {"": (1.0, ""), **{short + base: (_power(e), base) for short, _, e in (*_PREFIXES, ("u", "", -6))
-                                 for _, base in _BASES}}
-
-
-@dataclasses.dataclass(frozen=True)
-class Dim:
-    """One input dimension of a source as Neuroglancer reads it: the lower corner of voxel j of the handle's level at
-    ``corner + j * size``, in metres, seconds, or bare numbers when ``unit`` is ""."""
-
-    axis: int  # the stored axis (C order) it is
-    name: str  # Neuroglancer's name for it
-    corner: float
-    size: float
-    unit: str
-    centred: bool = False  # a stated position is the voxel's centre (OME), not its lower edge
-
 
 @dataclasses.dataclass(frozen=True)
 class Reading:
@@ -251,7 +208,7 @@ def _zarr(vol: Shown) -> Reading:
 def _n5_resolution(attrs: Mapping[str, Any], rank: int, where: str) -> list[tuple[float, str]]:
     """Each x-first dimension's resolution and base unit, as Neuroglancer reads N5 attributes."""
     sizes = list(attrs.get("resolution") or [1.0] * rank)
-    default = (_power(-9), "m")  # Neuroglancer takes a resolution with no unit as nanometres
+    default = (power_of_ten(-9), "m")  # Neuroglancer takes a resolution with no unit as nanometres
     pixel = attrs.get("pixelResolution")
     if pixel is not None:
         unit = pixel.get("unit") if isinstance(pixel, Mapping) else None
@@ -303,7 +260,7 @@ def _precomputed(vol: Shown) -> Reading:
     meta = vol.meta
     scale = meta.attrs  # the level's entry of the info's scales
     offset = scale.get("voxel_offset") or [0, 0, 0]
-    metres = _power(-9)
+    metres = power_of_ten(-9)
     dims = [Dim(meta.ndim - 1 - k, "xyz"[k], float(offset[k]) * float(r) * metres, float(r) * metres, "m")
             for k, r in enumerate(scale["resolution"])]
     if meta.ndim == 4:
@@ -363,7 +320,7 @@ def _stored_in(vol: Shown, axis: int, base: str) -> tuple[float, float] | None:
     if base == "":  # Neuroglancer shows bare numbers: the store must have written no unit it knows either
         return (meta.voxel_size[axis], start) if units.kind(unit) == "unknown" else None
     try:  # a spatial axis with no unit is in nanometres, by the one rule units owns
-        sizes, starts, _ = units.convert((meta.voxel_size[axis],), (start,), (unit,), (_SI_NAMES[base],),
+        sizes, starts, _ = units.convert((meta.voxel_size[axis],), (start,), (unit,), (SI_NAMES[base],),
                                          (0,) if axis in meta.spatial else (), quiet=True)
     except (KeyError, ValueError):
         return None
@@ -408,50 +365,17 @@ def _reading(vol: Shown) -> tuple[Reading, Placed, bool]:
 # ---------------------------------------------------------------- the transform
 
 
-def _output_unit(unit: str) -> tuple[str, float]:
-    """A handle unit as a Neuroglancer output unit: its spelling and the factor into it (a length Neuroglancer has
-    no spelling for goes into nanometres, a time into seconds; a unit that is neither stays a bare number)."""
-    found = units.kind(unit)
-    if found == "unknown":
-        return "", 1.0
-    short = units.abbreviation(unit)
-    if short in SHORT_UNITS:
-        return short, 1.0
-    target = units.NANOMETER if found == "space" else _SI_NAMES["s"]
-    return units.abbreviation(target), units.factor(unit, target)
-
-
-@dataclasses.dataclass(frozen=True)
-class Output:
-    """One output dimension of a layer: its name, scale and unit, and voxel 0's lower corner in its coordinates."""
-
-    name: str
-    scale: float
-    unit: str
-    start: float
-
-
-def _name(axis: str, channel: bool, suffix: str, taken: Sequence[str]) -> str:
-    """An output dimension name Neuroglancer accepts (a letter, then letters, digits, _); a channel is local."""
-    name = re.sub(r"[^A-Za-z0-9_]", "_", axis)
-    name = name if re.match(r"[A-Za-z]", name) else f"d{name}"
-    while name in taken or name + suffix in taken:
-        name += "_"
-    return name + (suffix if channel else "")
-
-
 def _outputs(vol: Shown, reading: Reading, placed: Placed) -> list[Output]:
-    """The output dimensions of a written transform, one per input dimension of the source, in the handle's units."""
+    """The output dimensions of a written transform, one per input dimension of the source, in the handle's units
+    as Neuroglancer names them: a positive scale, the step's sign kept for the matrix."""
     found: list[Output] = []
     pins = _pins(vol)
     for dim in reading.dims:
         axis = str(vol.meta.axes[dim.axis])
-        unit, into = _output_unit(placed.units[dim.axis])
         local = dim.axis in pins or axis.lower() in ("c", "channel")
         suffix = "'" if dim.axis in pins else reading.channel_suffix
-        name = _name(axis, local, suffix, [o.name for o in found])
-        size = placed.voxel_size[dim.axis]
-        found.append(Output(name, size * into, unit, in_voxels(placed.start[dim.axis], size)))
+        name = output_name(axis, local, suffix, [o.name for o in found])
+        found.append(Output.of(name, placed.voxel_size[dim.axis], placed.units[dim.axis], placed.start[dim.axis]))
     return found
 
 
@@ -472,20 +396,9 @@ def _local_position(vol: Shown, reading: Reading, outputs: Sequence[Output]) -> 
     position = []
     for k in local:
         axis = reading.dims[k].axis
-        position.append(centre_of(outputs[k].start, 1.0, pins.get(axis, vol.meta.shape[axis] // 2)))
+        position.append(outputs[k].centre(pins.get(axis, vol.meta.shape[axis] // 2)))
     return {"localDimensions": {outputs[k].name: [outputs[k].scale, outputs[k].unit] for k in local},
             "localPosition": position}
-
-
-def _transform(outputs: Sequence[Output], reading: Reading) -> dict[str, Any]:
-    """The source transform that puts Neuroglancer's voxel j of every input dimension where the handle puts it."""
-    rank = len(reading.dims)
-    matrix = [[0.0] * (rank + 1) for _ in range(rank)]
-    for k, (dim, out) in enumerate(zip(reading.dims, outputs, strict=True)):
-        held = out.scale * SHORT_UNITS[out.unit][0]  # the output scale as Neuroglancer holds it: metres or seconds
-        matrix[k][k] = in_voxels(held, dim.size)
-        matrix[k][rank] = out.start - in_voxels(dim.corner, dim.size)
-    return {"outputDimensions": {o.name: [o.scale, o.unit] for o in outputs}, "matrix": matrix}
 
 
 # ---------------------------------------------------------------- the layer, and a viewer URL
@@ -510,7 +423,10 @@ def layer(vol: Shown, url: str | None = None, *, name: str | None = None,
 
     The source is the OME group, the N5 group listing its levels' factors, or the precomputed ``info`` directory
     when Neuroglancer reads that group as the handle's pyramid, else the array. A ``transform`` is written only
-    where Neuroglancer's own reading would put a voxel elsewhere; its output dimensions are in the handle's units.
+    where Neuroglancer's own reading would put a voxel elsewhere; its output dimensions are in the handle's units as
+    Neuroglancer names them, each scale positive: a negative step (a north-up raster's rows) is a negative matrix
+    entry, and an angle, which Neuroglancer names no unit for, is a unitless dimension in the handle's numbers
+    (degrees, or radians when ``units=`` asked for them).
 
     Parameters
     ----------
@@ -546,7 +462,7 @@ def layer(vol: Shown, url: str | None = None, *, name: str | None = None,
     outputs = _shown(vol, reading, placed, agrees)
     source: str | dict[str, Any] = address
     if not agrees:
-        source = {"url": address, "transform": _transform(outputs, reading)}
+        source = {"url": address, "transform": transform(outputs, reading.dims)}
     return {"type": layer_type, "source": source, "name": name or paths.basename(vol.path) or "volume",
             **_local_position(vol, reading, outputs)}
 
@@ -573,7 +489,7 @@ def navigation(vol: Shown) -> dict[str, Any]:
     shape = vol.meta.shape
     shown = [k for k in _display_order(reading, vol.meta.spatial) if not outputs[k].name.endswith(("'", "^"))]
     return {"dimensions": {outputs[k].name: [outputs[k].scale, outputs[k].unit] for k in shown},
-            "position": [centres((outputs[k].start,), (shape[reading.dims[k].axis],))[0] for k in shown]}
+            "position": [outputs[k].middle(shape[reading.dims[k].axis]) for k in shown]}
 
 
 #: Characters left unquoted in a viewer URL's state, as Neuroglancer's own Python client leaves them.
