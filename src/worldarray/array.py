@@ -85,8 +85,7 @@ class WorldArray(ArrayProtocol):
     store_fill
         Store write units whose values all equal the fill value (by default they are left absent).
     array
-        For a zarr-conventions ``multiscales`` layout whose levels are groups holding several arrays, the name of
-        the array inside each level (one that holds the layout's spatial dimensions is found without it).
+        The array inside each level of a ``multiscales`` layout whose level groups hold several.
 
     Raises
     ------
@@ -160,10 +159,9 @@ class WorldArray(ArrayProtocol):
 
     @property
     def crs(self) -> dict[str, Any] | None:
-        """The ``proj:`` object as stored (``{"proj:code": "EPSG:32630"}``, or ``proj:wkt2``/``proj:projjson``) of
-        the attributes that placed the array by the ``spatial`` rule; None for an array that rule did not place."""
-        crs = self._opened.meta.crs
-        return None if crs is None else dict(crs)
+        """The CRS as the placing document stores it: the ``proj:`` attributes (``spatial``), or the grid-mapping
+        variable's attributes (``grid_mapping``); None for an array neither rule placed."""
+        return None if self._opened.meta.crs is None else dict(self._opened.meta.crs)
 
     @property
     def grid(self) -> ArrayMeta:

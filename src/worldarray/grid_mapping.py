@@ -20,8 +20,8 @@ from typing import Any
 
 from .diagnostics import warn
 from .fields import Document, Facts, Placement, Source, text, where
-from .geometry import corner_to_centre, default_axes
-from .spatial import wkt_unit
+from .geometry import default_axes
+from .spatial import axis_aligned, wkt_unit
 from .units import kind, ome_name
 
 __all__ = ["grid_mapping_placement", "mapping_names", "geo_transform",
@@ -123,18 +123,13 @@ def grid_mapping_placement(source: Source, facts: Facts, ndim: int, conflicts: s
     if doc is None or ndim < 2:  # a 2-D affine places no array of fewer axes
         return None
     c, a, b, f, d, e = geo_transform(doc.attrs[GEO_TRANSFORM_KEY], doc.url)
-    if b != 0 or d != 0:
-        warn(f"{where(doc.url, GEO_TRANSFORM_KEY)} is {doc.attrs[GEO_TRANSFORM_KEY]!r}, a rotation or shear (b or d "
-             "not 0); only an axis-aligned transform places an array, so it is unplaced")
-        return None
-    if a == 0 or e == 0:
-        raise ValueError(f"{where(doc.url, GEO_TRANSFORM_KEY)} is {doc.attrs[GEO_TRANSFORM_KEY]!r}; expected steps "
-                         "a and e not 0")
     names = tuple(facts.names) if facts.names is not None else default_axes(ndim)
     row, col = ndim - 2, ndim - 1
-    sizes, corner = [1.0] * ndim, [0.0] * ndim
-    sizes[col], corner[col], sizes[row], corner[row] = a, c, e, f
-    translation = corner_to_centre(corner, sizes, names, spatial=(row, col))
+    found = axis_aligned((a, b, c, d, e, f), where(doc.url, GEO_TRANSFORM_KEY), repr(doc.attrs[GEO_TRANSFORM_KEY]),
+                         names, (row, col), (row, col))
+    if found is None:
+        return None
+    sizes, translation = found
     unit = _unit(doc)
     units = tuple(unit if i in (row, col) else "" for i in range(ndim))
-    return Placement(tuple(sizes), translation, units, facts.names, (row, col), dict(doc.attrs))
+    return Placement(sizes, translation, units, facts.names, (row, col), dict(doc.attrs))

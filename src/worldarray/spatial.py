@@ -24,7 +24,7 @@ from .fields import Document, Facts, Placement, Source, numbers, strings, text, 
 from .geometry import corner_to_centre
 from .layout import asset_of, inherited
 
-__all__ = ["spatial_placement", "crs_unit", "wkt_unit", "CRS_UNITS"]
+__all__ = ["spatial_placement", "axis_aligned", "crs_unit", "wkt_unit", "CRS_UNITS"]
 
 #: The CRSs by ``proj:code`` whose unit the package knows beyond the UTM zones (EPSG:326NN and EPSG:327NN, metre).
 CRS_UNITS: Mapping[str, str] = {
@@ -174,27 +174,45 @@ def _place(doc: Document, names: tuple[str, ...], ndim: int, own: bool) -> Place
     if kind != "affine":
         warn(f"{where(url, 'spatial:transform_type')} is {kind!r}; only 'affine' places an array, so it is unplaced")
         return None
-    a, b, c, d, e, f = numbers(attrs["spatial:transform"], url, "spatial:transform", length=6)
-    if b != 0 or d != 0:
-        warn(f"{where(url, 'spatial:transform')} is {[a, b, c, d, e, f]!r}, a rotation or shear (b or d not 0); "
-             "only an axis-aligned transform places an array, so it is unplaced")
-        return None
-    if a == 0 or e == 0:
-        raise ValueError(f"{where(url, 'spatial:transform')} is {[a, b, c, d, e, f]!r}; expected steps a and e "
-                         "not 0")
+    affine = numbers(attrs["spatial:transform"], url, "spatial:transform", length=6)
     registration = text(attrs.get("spatial:registration", "pixel"), url, "spatial:registration")
     if registration not in _REGISTRATIONS:
         raise ValueError(f"{where(url, 'spatial:registration')} is {registration!r}; expected one of "
                          f"{_REGISTRATIONS}")
-    row, col = names.index(dimensions[-2]), names.index(dimensions[-1])
     spatial = tuple(sorted(names.index(name) for name in dimensions))
-    sizes, origin = [1.0] * ndim, [0.0] * ndim
-    sizes[col], origin[col], sizes[row], origin[row] = a, c, e, f
-    # a third spatial dimension has no step in a 2-D affine: voxels of 1, its corner at 0
-    translation = corner_to_centre(origin, sizes, names, spatial=spatial if registration == "pixel" else ())
+    found = axis_aligned(affine, where(url, "spatial:transform"), repr(list(affine)), names,
+                         (names.index(dimensions[-2]), names.index(dimensions[-1])),
+                         spatial if registration == "pixel" else ())
+    if found is None:
+        return None
+    sizes, translation = found
     unit = crs_unit(attrs, url)
     units = tuple(unit if i in spatial else "" for i in range(ndim))
-    return Placement(tuple(sizes), translation, units, names, spatial, _proj(attrs))
+    return Placement(sizes, translation, units, names, spatial, _proj(attrs))
+
+
+def axis_aligned(affine: tuple[float, ...], label: str, shown: str, names: tuple[str, ...], axes: tuple[int, int],
+                 centred: tuple[int, ...]) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+    """Voxel size and translation an affine ``[a, b, c, d, e, f]`` gives the ``(row, col)`` ``axes``: ``a`` and
+    ``(c)`` on the column, ``e`` and ``(f)`` on the row, the origin moved half a step inward on the ``centred``
+    axes (pixel registration), every other axis at voxel 1 and 0; None with a warning naming ``label`` and
+    ``shown`` for a rotation or shear (``b`` or ``d`` not 0), ValueError for a step of 0.
+
+    >>> axis_aligned((10, 0, 500000, 0, -10, 6200000), "t", "", ("y", "x", "band"), (0, 1), (0, 1))
+    ((-10.0, 10.0, 1.0), (6199995.0, 500005.0, 0.0))
+    """
+    a, b, c, d, e, f = affine
+    if b != 0 or d != 0:
+        warn(f"{label} is {shown}, a rotation or shear (b or d not 0); only an axis-aligned transform places an "
+             "array, so it is unplaced")
+        return None
+    if a == 0 or e == 0:
+        raise ValueError(f"{label} is {shown}; expected steps a and e not 0")
+    (row, col), ndim = axes, len(names)
+    sizes, origin = [1.0] * ndim, [0.0] * ndim
+    sizes[col], origin[col], sizes[row], origin[row] = float(a), float(c), float(e), float(f)
+    # a third spatial dimension has no step in a 2-D affine: voxels of 1, its corner at 0
+    return tuple(sizes), corner_to_centre(origin, sizes, names, spatial=centred)
 
 
 def spatial_placement(source: Source, facts: Facts, ndim: int, conflicts: str) -> Placement | None:
