@@ -164,7 +164,8 @@ def test_detect_does_not_import_metadata():
 
 def test_the_public_names_are_these():
     assert sorted(wa.__all__) == sorted([
-        "ArrayMeta", "Block", "Box", "Grid", "MetadataWarning", "Node", "Pyramid", "Retry", "UnitsWarning",
+        "ArrayMeta", "Block", "Box", "CopyError", "Grid", "Progress", "copy", "MetadataWarning", "Node", "Pyramid",
+        "Retry", "UnitsWarning",
         "WorldArray", "as_box", "blocks", "capped_context", "capped_context_spec", "chunk_key", "codecs_of",
         "corner_to_centre", "create", "default_axes", "detect", "ensure_group_entry", "index_range", "level_factors",
         "level_placement", "level_shape", "list_chunk_keys", "metadata", "ome_multiscales", "open", "open_pyramid",

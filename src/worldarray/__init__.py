@@ -7,6 +7,7 @@ half a voxel below it on the spatial axes.
 from . import store, units, write
 from .array import WorldArray, open
 from .blocks import Block, blocks
+from .copy import CopyError, Progress, copy
 from .context import capped_context, capped_context_spec, shared_context, thread_budget
 from .detect import Node, detect
 from .diagnostics import MetadataWarning, UnitsWarning
@@ -28,9 +29,11 @@ __all__ = [
     "ArrayMeta",
     "Block",
     "Box",
+    "CopyError",
     "Grid",
     "MetadataWarning",
     "Node",
+    "Progress",
     "Pyramid",
     "Retry",
     "UnitsWarning",
@@ -41,6 +44,7 @@ __all__ = [
     "capped_context_spec",
     "chunk_key",
     "codecs_of",
+    "copy",
     "corner_to_centre",
     "create",
     "default_axes",
