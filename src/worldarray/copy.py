@@ -13,6 +13,7 @@ written is removed.
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,7 +32,8 @@ from .grid import Grid
 from .levels import Level
 from .paths import PathLike
 from .pyramid import create, open_pyramid
-from .units import NANOMETER, UnitsArgument
+from .spatial_write import create_spatial, spatial_attributes
+from .units import NANOMETER, UnitsArgument, factor, kind
 
 __all__ = ["copy", "Progress", "CopyError", "EXTENTS", "EXISTS_COPY"]
 
@@ -104,17 +106,25 @@ def _full_box(vol: WorldArray, box: BoxLike | None) -> tuple[tuple[int, ...], tu
     return tuple(begin), tuple(end)
 
 
+def _per_axis(value: Any, ndim: int) -> tuple[int, ...] | None:
+    """A chunk or shard shape as given: None, one number for every axis, or one per axis (``Grid`` checks it)."""
+    if value is None:
+        return None
+    return tuple(value) if isinstance(value, Sequence) else (value,) * ndim
+
+
 def _grid(vol: WorldArray, begin: Sequence[int], end: Sequence[int], chunks: Any, shards: Any) -> Grid:
     """The target grid of the handle's voxels ``begin`` to ``end``: voxel 0 at the centre of source voxel
-    ``begin``, in the handle's units, chunked as the source (cut to the shape) unless ``chunks`` says."""
+    ``begin``, in the handle's units and spatial axes, chunked as the source (cut to the shape) unless ``chunks``
+    says."""
     meta = vol.grid
-    translation = [t + b * s for t, b, s in zip(meta.translation, begin, meta.voxel_size, strict=True)]
-    shape = [e - b for b, e in zip(begin, end, strict=True)]
-    units = [meta.units[i] or NANOMETER for i in meta.spatial]
+    shape = tuple(e - b for b, e in zip(begin, end, strict=True))
     own = tuple(max(1, min(c, n)) for c, n in zip(meta.chunk_shape, shape, strict=True))
-    return Grid(shape, [meta.voxel_size[i] for i in meta.spatial], [translation[i] for i in meta.spatial],
-                axes=meta.axes, units=units[0] if len(set(units)) == 1 else units,
-                chunks=own if chunks is None else chunks, shards=shards)
+    cropped = dataclasses.replace(
+        meta, shape=shape, chunk_shape=_per_axis(chunks, len(shape)) or own,
+        shard_shape=_per_axis(shards, len(shape)),
+        translation=tuple(t + b * s for t, b, s in zip(meta.translation, begin, meta.voxel_size, strict=True)))
+    return Grid.from_meta(cropped)
 
 
 def plan(vol: WorldArray, box: BoxLike | None, extent: str, chunks: Any, shards: Any) -> _Plan:
@@ -201,16 +211,48 @@ def _workers(executor: Any) -> int:
     return int(getattr(executor, "_max_workers", 0) or thread_budget())
 
 
+def _fill(vol: WorldArray, dtype: np.dtype) -> Any:
+    """The source's fill value in the target's dtype, 0 when it has none that dtype holds."""
+    try:
+        return np.asarray(0 if vol.meta.fill_value is None else vol.meta.fill_value).astype(dtype).item()
+    except (TypeError, ValueError):
+        return 0
+
+
+def _placed_by_crs(vol: WorldArray, grid: Grid) -> bool:
+    """Whether the target is written placed by ``spatial:`` attributes: a north-up step, or a CRS that placed the
+    source (OME-NGFF holds neither)."""
+    return vol.grid.crs is not None or any(size < 0 for size in grid.voxel_size)
+
+
+def _stored(vol: WorldArray, grid: Grid) -> tuple[list[float], list[float]]:
+    """The grid's voxel sizes and voxel 0's outer corner over every axis, spatial ones in the source's stored
+    units (the units its CRS speaks)."""
+    meta, level = vol.grid, vol.meta
+    sizes, corner = list(grid.meta(np.uint8).voxel_size), list(grid.meta(np.uint8).corner)
+    for i in meta.spatial:
+        stored = level.units[level.axes.index(meta.axes[i])] or NANOMETER
+        scale = factor(meta.units[i] or NANOMETER, stored)
+        sizes[i], corner[i] = sizes[i] * scale, corner[i] * scale
+    return sizes, corner
+
+
 def _target(path: PathLike, plan_: _Plan, dtype: np.dtype, exists: str, create_options: Mapping[str, Any]
             ) -> WorldArray:
-    """The target array, created from the plan's grid; adopted when it exists and ``exists="resume"``."""
-    fill = plan_.source.meta.fill_value
-    try:
-        fill = np.asarray(fill if fill is not None else 0).astype(dtype).item()
-    except (TypeError, ValueError):
-        fill = 0
-    return create(path, grid=plan_.grid, dtype=dtype, fill_value=fill,
-                  exists="adopt" if exists == "resume" else "error", **create_options)
+    """The target array, created from the plan's grid (adopted when it exists and ``exists="resume"``): OME-NGFF,
+    or placed by ``spatial:`` attributes for a north-up or CRS-placed source."""
+    vol, grid = plan_.source, plan_.grid
+    adopt = "adopt" if exists == "resume" else "error"
+    if not _placed_by_crs(vol, grid):
+        return create(path, grid=grid, dtype=dtype, fill_value=_fill(vol, dtype), exists=adopt, **create_options)
+    attrs = spatial_attributes(vol.grid, *_stored(vol, grid))
+    made = create_spatial(store.normalize(path), shape=grid.shape, dtype=dtype, axes=vol.grid.axes,
+                          chunks=grid.chunks, shards=grid.shards, fill_value=_fill(vol, dtype),
+                          codecs=create_options["codecs"], attrs=attrs, exists=adopt,
+                          context=create_options["context"])
+    unit = vol.grid.units[vol.spatial[0]]
+    return WorldArray(made, mode="r+", units={kind(unit): unit} if kind(unit) in ("space", "angle") else None,
+                      context=create_options["context"], retries=create_options["retries"])
 
 
 def _copy_level(vol: WorldArray, target: PathLike, box: BoxLike | None, extent: str, exists: str,

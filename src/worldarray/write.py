@@ -201,7 +201,7 @@ def _group_document(fmt: str) -> tuple[str, Mapping[str, Any]]:
     return document
 
 
-def _bare_group(directory: str, fmt: str) -> None:
+def bare_group(directory: str, fmt: str) -> None:
     """Write a bare group document where none is (create-if-absent: a document another writer made is kept)."""
     key, bare = _group_document(fmt)
     conditional.update_document(directory, key, lambda found: bare if found is None else found)
@@ -250,7 +250,7 @@ def write_entry(level: Level, fmt: str, *, replace: bool = True) -> None:
     def change(attrs: dict) -> dict:
         return entry_attrs(level, fmt, attrs, replace=replace)
 
-    _bare_group(level.group, fmt)
+    bare_group(level.group, fmt)
     added = consolidated.added(fmt, level.group, level.path, change)
     conditional.update_document(level.group, FORMATS[fmt].attrs_document, lambda found: added.own(_with_attributes(
         fmt, level.group, found, change)))
@@ -445,7 +445,7 @@ def _refuse_inside_array(level: Level) -> None:
                               "inside an array")
 
 
-def _make_array(level: Level, spec: dict, context: ts.Context | None) -> str:
+def make_array(level: Level, spec: dict, context: ts.Context | None) -> str:
     """Create the array if absent: "made", "lost" (another creator made it first) or "maybe" (it appeared on a
     retry after an attempt of ours timed out, so ours may have made it)."""
     # memory:// data lives in the context; OS locks keep create-if-absent atomic under a lock-free one
@@ -484,8 +484,8 @@ def create_level(level: Level, context: ts.Context | None) -> str:
     _dry_run(spec, level)
     entry_attrs(level, fmt, group.attrs if group is not None else {})  # refuse a bad entry before any write
     for directory in [*missing, level.group]:
-        _bare_group(directory, fmt)
-    made = _make_array(level, spec, context)
+        bare_group(directory, fmt)
+    made = make_array(level, spec, context)
     if made == "lost":  # the store said absent, then the array appeared: the winner's entry decides (A17)
         _adopt_listed(level, None)
         return fmt
