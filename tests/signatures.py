@@ -14,6 +14,7 @@ CALLS = [
     ("wa.open", wa.WorldArray.__init__, True),
     ("wa.open_pyramid", wa.open_pyramid, False),
     ("wa.create", wa.create, False),
+    ("wa.copy", wa.copy, False),
     ("wa.metadata", wa.metadata, False),
     ("wa.open_tensorstore", wa.open_tensorstore, False),
     ("wa.detect", wa.detect, False),
