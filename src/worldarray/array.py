@@ -477,7 +477,7 @@ class WorldArray(ArrayProtocol):
         handle, as ``chunks_covering`` names them)."""
         node, frame = self._opened.node, self._opened.frame
         listed = chunk_indices(self.meta.format, node.docs, node.path, self.meta.ndim, node.scale_key)
-        return [index for index in map(frame.handle_unit, listed) if index is not None]
+        return frame.handle_units(listed)
 
     # ------------------------------------------------------------ writing
 

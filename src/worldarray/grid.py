@@ -202,6 +202,16 @@ class Frame:
             return None
         return tuple(i for axis, i in enumerate(index) if axis not in pinned)
 
+    def handle_units(self, indices: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
+        """``handle_unit`` of every stored unit index of a listing, the ones outside the pinned indices left out."""
+        if not self.pins:
+            return list(indices)
+        units = self.stored_write_shape
+        wanted = {axis: value // units[axis] for axis, value in self.pins}
+        kept = [axis for axis in range(len(units)) if axis not in wanted]
+        return [tuple(index[axis] for axis in kept) for index in indices
+                if all(index[axis] == unit for axis, unit in wanted.items())]
+
     def kept(self, select: Mapping[str, int] | None) -> tuple[tuple[tuple[int, int], ...], list[int]]:
         """The pins ``select`` makes on this frame for one read, and the axes left."""
         pins = pins_of(self.meta, select) if select else ()

@@ -22,7 +22,7 @@ from typing import Any
 
 from . import store
 from .formats import FORMATS
-from .spellings import Spelling, index_numbers, key_facts, off_grid, parse_key
+from .spellings import Spelling, index_numbers, key_facts, off_grid, parse_key, parse_keys
 
 __all__ = ["chunk_key", "parse_chunk_key", "key_format", "list_chunk_keys", "chunk_indices", "GzippedChunks",
            "gzipped_chunks", "hashed_shards"]
@@ -177,12 +177,10 @@ def list_chunk_keys(path, separator: str = ".", ndim: int | None = None) -> list
         raise ValueError(f"separator is {separator!r}; expected '.' or '/'")
     prefixed = (spelling_of("zarr3"), key_facts(spelling_of("zarr3"), separator, "default", None, None, None, ndim))
     joined = (spelling_of("zarr2"), key_facts(spelling_of("zarr2"), separator, "default", None, None, None, ndim))
-    found = []
-    for key in store.list_keys(path):
-        index = parse_key(*(prefixed if key.startswith("c" + separator) else joined), key)
-        if index is not None:
-            found.append(index)
-    return sorted(found)
+    listed = store.list_key_bytes(path)
+    head = ("c" + separator).encode()
+    return sorted(parse_keys(*prefixed, [key for key in listed if key.startswith(head)])
+                  + parse_keys(*joined, [key for key in listed if not key.startswith(head)]))
 
 
 def chunk_indices(format: str, docs: Mapping[str, Any], directory: str, ndim: int,
@@ -191,14 +189,14 @@ def chunk_indices(format: str, docs: Mapping[str, Any], directory: str, ndim: in
     spelling = spelling_of(format)
     facts = key_facts(spelling, ndim=ndim, **key_format(format, docs, scale_key))
     below = spelling.keys_below(directory, scale_key)
-    listed = store.list_keys(below)
+    listed = store.list_key_bytes(below)
     if spelling.gzipped_keys:
-        gzipped = [key for key in listed if key.endswith(GZIP_SUFFIX)
+        gzipped = [key for key in map(bytes.decode, listed) if key.endswith(GZIP_SUFFIX)
                    and parse_key(spelling, facts, key[:-len(GZIP_SUFFIX)]) is not None]
         if gzipped:
             raise ValueError(_gzipped(below, gzipped[0][:-len(GZIP_SUFFIX)],
                                       f"{len(gzipped)} chunk keys end in {GZIP_SUFFIX}"))
-    return sorted(index for index in (parse_key(spelling, facts, key) for key in listed) if index is not None)
+    return parse_keys(spelling, facts, listed, ordered=True)
 
 
 def _gzipped(directory: str, key: str, found: str) -> str:

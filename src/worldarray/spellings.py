@@ -8,18 +8,22 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from .fields import ints, list_of
 from .paths import join
 
 __all__ = ["KeyFacts", "Spelling", "Zarr2Keys", "Zarr3Keys", "N5Keys", "PrecomputedKeys", "ENCODINGS",
            "index_numbers", "key_facts", "format_dict", "document_of", "precomputed_scale", "precomputed_ranges",
-           "off_grid", "parse_key", "joined"]
+           "off_grid", "parse_key", "parse_keys", "joined"]
 
 DIGITS = re.compile(r"[0-9]+")
+_SPACES = bytes.maketrans(b"/.", b"  ")
+_PART = "(?:0|[1-9][0-9]{0,17})"  # an index as a key spells it (no sign, no leading zero), as an int64 holds it
 RANGE = re.compile(r"(-?[0-9]+)-(-?[0-9]+)")
 ENCODINGS = ("default", "v2")
 
@@ -105,6 +109,14 @@ class Spelling:
         """Whether the array's shards are hashed sets of chunks, not boxes (a sharded precomputed scale)."""
         return False
 
+    def pattern(self, facts: KeyFacts) -> tuple[re.Pattern[str], bool] | None:
+        """One expression matching exactly the keys ``key`` spells for ``facts``' number of axes (each index part
+        a whole number without leading zeros) and whether its groups run x first; None where keys are not joined
+        numbers of a known count (precomputed ranges, an unknown or zero number of axes)."""
+        if facts.ndim is None or facts.ndim == 0 or facts.separator is None:
+            return None
+        return re.compile(re.escape(facts.separator).join([_PART] * facts.ndim)), False
+
 
 class Zarr2Keys(Spelling):
     name = "zarr2"
@@ -135,6 +147,12 @@ class Zarr3Keys(Spelling):
         head = "c" + facts.separator
         return split_numbers(key[len(head):], facts.separator) if key.startswith(head) else None
 
+    def pattern(self, facts):
+        found = super().pattern(facts)
+        if found is None or facts.encoding == "v2":
+            return found
+        return re.compile(re.escape("c" + facts.separator) + found[0].pattern), False
+
     def documents(self, docs, scale_key):
         doc = document_of(docs, "zarr.json")
         encoding = doc.get("chunk_key_encoding") or {"name": "default"}
@@ -163,6 +181,10 @@ class N5Keys(Spelling):
     def split(self, key, facts):
         index = split_on_grid(key, "/", facts)
         return None if index is None else index[::-1]
+
+    def pattern(self, facts):
+        found = super().pattern(facts)
+        return None if found is None else (found[0], True)
 
     def documents(self, docs, scale_key):
         doc = document_of(docs, "attributes.json")
@@ -295,6 +317,33 @@ def off_grid(index: tuple[int, ...], facts: KeyFacts) -> bool:
         return False
     # an index may be a key prefix of the leading axes
     return any(i >= -(-n // c) for i, c, n in zip(index, facts.chunk_shape, facts.shape, strict=False))
+
+
+def parse_keys(spelling: Spelling, facts: KeyFacts, keys: Sequence[bytes], ordered: bool = False
+               ) -> list[tuple[int, ...]]:
+    """The index of every key of a listing (as a kvstore lists them, bytes) that is a write unit's, in listing
+    order (in C order of the indices when ``ordered``), as ``parse_key`` finds them one by one: where the spelling
+    has one expression for its keys (``Spelling.pattern``) it is run once over the whole listing, and the indices
+    are read and checked against the grid all at once."""
+    found = spelling.pattern(facts)
+    if found is None:
+        decoded = (key.decode("utf-8", "replace") for key in keys)
+        found_ = [index for index in (parse_key(spelling, facts, key) for key in decoded) if index is not None]
+        return sorted(found_) if ordered else found_
+    expression, reversed_ = found
+    matched = re.findall(b"\x00(" + expression.pattern.encode() + b")(?=\x00)", b"\x00" + b"\x00".join(keys) + b"\x00")
+    if not matched:
+        return []
+    digits = b" ".join(matched).translate(_SPACES, b"c")  # separators become spaces, zarr v3's "c" goes
+    parts = np.fromstring(digits, dtype=np.int64, sep=" ").reshape(len(matched), facts.ndim or 1)
+    if reversed_:
+        parts = parts[:, ::-1]
+    if facts.chunk_shape is not None and facts.shape is not None:
+        grid = np.array([-(-n // c) for c, n in zip(facts.chunk_shape, facts.shape, strict=True)])
+        parts = parts[(parts < grid).all(axis=1)]
+    if ordered:
+        parts = parts[np.lexsort(parts.T[::-1])]
+    return list(zip(*parts.T.tolist(), strict=True))  # one list per axis, zipped: tuples made in C
 
 
 def parse_key(spelling: Spelling, facts: KeyFacts, key: str) -> tuple[int, ...] | None:

@@ -527,8 +527,12 @@ def list_keys(directory: str) -> list[str]:
     >>> list_keys("memory://nowhere")
     []
     """
-    return with_fallback(normalize(directory),
-                         lambda way: [key.decode() for key in open_kvstore(way.spec).list().result()])
+    return [key.decode() for key in list_key_bytes(directory)]
+
+
+def list_key_bytes(directory: str) -> list[bytes]:
+    """``list_keys`` as the kvstore lists them, undecoded, for parsing a whole listing at once."""
+    return with_fallback(normalize(directory), lambda way: list(open_kvstore(way.spec).list().result()))
 
 
 def child_names(directory: str) -> list[str]:
