@@ -16,7 +16,10 @@ the peers once each in a freshly shuffled order (``timing.interleaved``). The ca
   tensorstore's own ``ts.open`` of the level on ``wa.shared_context()``; locally, and over a loopback HTTP server
   (``slow_http.py``) that waits 10 ms before every answer, where the requests and rounds of each open are counted;
 - memory (``memory.py``): the growth of peak RSS of a linear 2x resample of a 384^3 uint8 array in a fresh
-  process, beside a plain read's, as a multiple of the source block.
+  process, beside a plain read's, as a multiple of the source block;
+- copy (``copies.py``): ``wa.copy`` of a whole 512^3 uint8 array against tensorstore's ``dst.write(src)``, a 2x
+  linear resampled copy against a resampled read plus a raw write, and the growth of peak RSS of the whole copy in a
+  fresh process, in write units.
 
 Peers, when installed (``pip install .[bench]``, never a dependency of worldarray): zarr-python 3 for reads,
 writes and zarr opens, ``scipy.ndimage.zoom`` after the raw read for resampling. Each row prints as its case
@@ -51,6 +54,7 @@ import worldarray as wa
 from worldarray.handle import forget_opens
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import copies  # noqa: E402
 import memory  # noqa: E402
 import read  # noqa: E402
 import resample  # noqa: E402
@@ -63,9 +67,10 @@ try:  # a peer, never a dependency of worldarray
 except ImportError:
     zarr = None
 
-SECTIONS = ("read", "pad", "resample", "write", "open", "open-http", "memory")
+SECTIONS = ("read", "pad", "resample", "write", "open", "open-http", "memory", "copy")
 #: rounds per case by default; --quick multiplies them by QUICK (and takes at least MIN_ROUNDS)
-ROUNDS = {"small": 2000, "large": 500, "resample": 80, "write": 1500, "open": 1000, "open-http": 150}
+ROUNDS = {"small": 2000, "large": 500, "resample": 80, "write": 1500, "open": 1000, "open-http": 150,
+          "copy": 15}
 QUICK, MIN_ROUNDS = 0.2, 5
 MEMORY_REPEAT = {"full": 5, "quick": 3}  # fresh processes per memory figure; the median is shown
 OPEN_TARGETS = {"local": (2.0, 2.5), "http": (1.3, 1.4)}  # (level path, group + level)
@@ -259,6 +264,28 @@ def open_cases(base: str, kvstore: str, rounds: int, server: SlowServer | None =
     return out
 
 
+def copy_cases(root: str, scale: Callable[[str], int]) -> tuple[str, list[Case]]:
+    """copies.py's two cases, each checked first to store exactly its floor's voxels; each round writes to fresh
+    directories (the last round's removed outside the timing). Returns the source's path too."""
+    source = copies.build(root)
+    out = []
+    for name, target, floor, ours in copies.cases(source, root):
+        copies.check(name, floor, ours, root + "/check")
+        rounds = copies.Rounds(f"{root}/{len(out)}")
+        out.append(Case(floor, (Ours(name, ours, target),), scale("copy"), warmup=1, arguments=rounds.next))
+    return source, out
+
+
+def copy_memory_row(source: str, root: str, repeat: int) -> Row:
+    """copies.py's memory figure: the growth of peak RSS during the whole copy, in write units (64^3 uint8)."""
+    units = copies.memory(source, root, repeat)
+    target = copies.TARGET["memory"]
+    mib = units * copies.UNIT / 2**20
+    return Row("copy", "peak RSS, whole copy of 512^3 uint8", 0.0, mib, units, units, target,
+               "yes" if units <= target else "no", unit="MiB", rounds=repeat,
+               note="ratio: in 256 KiB write units over the warm process's RSS; no floor")
+
+
 # ---------------------------------------------------------------- timing and the table
 
 
@@ -375,6 +402,11 @@ def run(sections: Sequence[str], root: str, scale: Callable[[str], int], repeat:
                     report(measure("open-http", case))
     if "memory" in sections:
         report([memory_row(root, repeat)])
+    if "copy" in sections:
+        source, copies = copy_cases(root + "/copy", scale)
+        for case in copies:
+            report(measure("copy", case))
+        report([copy_memory_row(source, root + "/copy", repeat)])
     return rows
 
 
