@@ -9,6 +9,8 @@ placement and in the bytes of the same world box.
 
 Run it with ``python examples/quickstart.py [OUTPUT]``: the zarr pyramid goes to OUTPUT (``demo.zarr``, say) when
 nothing is there, and is only read when something is; without OUTPUT everything lives in a temporary directory.
+The README's first command goes on from OUTPUT: ``worldarray copy`` cuts a world box out of it at 8 nm, and
+``worldarray info`` and ``check`` show the crop placed where the box was.
 """
 
 import argparse

@@ -1,6 +1,6 @@
 """``worldarray info`` shows where every level of a volume sits and which rule placed it; ``worldarray check`` says
 whether a pyramid's levels agree with each other; ``worldarray neuroglancer`` prints a viewer URL that shows the
-volume where worldarray puts it.
+volume where worldarray puts it; ``worldarray copy`` (``copy_command``) writes a world box of it, placed.
 
 ``info`` reports in the store's own units unless ``--units`` is given, so ``--json`` matches ``wa.metadata``. A
 level agrees with the level below when it sits where ``level_placement`` puts it for the best-fitting whole
@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import neuroglancer
+from . import copy_command, neuroglancer
 from .array import WorldArray
 from .detect import Node, detect
 from .diagnostics import MetadataWarning
@@ -273,8 +273,8 @@ def _placement(name: str, meta: ArrayMeta, below_name: str, below: ArrayMeta,
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="worldarray", description="Where a volume's voxels sit, and whether its "
-                                                                    "pyramid's levels agree.")
+    parser = copy_command.OneLineParser(prog="worldarray", description="Where a volume's voxels sit, whether its "
+                                        "pyramid's levels agree, and a world box of it copied, placed.")
     commands = parser.add_subparsers(dest="command", required=True)
     info = commands.add_parser("info", help="each level's shape, chunks, placement and extent, and the warnings")
     info.add_argument("path", help="an array or a multiscale group: a local path or an s3://, gs://, http(s):// URL")
@@ -289,6 +289,7 @@ def _parser() -> argparse.ArgumentParser:
     viewer.add_argument("--url", help="the http(s), s3 or gs address PATH is served at (for a local path)")
     viewer.add_argument("--viewer", default=neuroglancer.DEFAULT_VIEWER, help="the Neuroglancer to open "
                                                                               "(default: %(default)s)")
+    copy_command.add_parser(commands)
     return parser
 
 
@@ -307,8 +308,11 @@ def _neuroglancer(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``worldarray``; return the exit status: 0, 1 when ``check`` finds a problem, 2 on an error."""
+    """Run ``worldarray``; return the exit status: 0, 1 when ``check`` finds a problem, 2 on an error (a refused
+    argument too, after one line)."""
     args = _parser().parse_args(argv)
+    if args.command == "copy":
+        return copy_command.run(args)
     try:
         if args.command == "neuroglancer":
             return _neuroglancer(args)
