@@ -12,8 +12,10 @@ written is removed.
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
 import dataclasses
+import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -204,6 +206,46 @@ def _run(plan_: _Plan, target: WorldArray, units: list[Block], executor: Any, wo
         submit()
 
 
+#: How many units a direct copy keeps in flight as tensorstore futures (reads and writes overlapping, no threads).
+DIRECT_IN_FLIGHT = 8
+
+
+def direct(plan_: _Plan, target: WorldArray) -> bool:
+    """Whether every unit is the stored voxels themselves, so tensorstore copies it alone: a source not resampled,
+    no value transform, the same dtype (the units lie in the level by construction)."""
+    source = plan_.source
+    return (not source.resampled and source._options.transform is None and source.dtype == target.dtype
+            and not source.remote and not target.remote)
+
+
+def _run_direct(plan_: _Plan, target: WorldArray, units: list[Block], report: Callable[[int], None]) -> None:
+    """Copy every unit as one tensorstore write of the source's view, ``DIRECT_IN_FLIGHT`` at a time; a unit whose
+    write fails is copied again through ``copy_unit`` (the retry policy's reads and writes) before it is named."""
+    reading, writing = plan_.source.ts, target.ts
+    pending: collections.deque[tuple[Any, Block]] = collections.deque()
+
+    def finish() -> None:
+        future, unit = pending.popleft()
+        try:
+            future.result()
+            nbytes = math.prod(unit.shape) * target.dtype.itemsize
+        except Exception:
+            try:
+                nbytes = copy_unit(plan_.source, target, plan_.origin, unit.begin, unit.end)
+            except Exception as error:
+                raise _named(target, unit, plan_.origin, error) from error
+        report(nbytes)
+
+    for unit in units:
+        into = tuple(slice(b, e) for b, e in zip(unit.begin, unit.end, strict=True))
+        read = tuple(slice(b + o, e + o) for b, e, o in zip(unit.begin, unit.end, plan_.origin, strict=True))
+        pending.append((writing[into].write(reading[read]), unit))
+        if len(pending) >= DIRECT_IN_FLIGHT:
+            finish()
+    while pending:
+        finish()
+
+
 def _workers(executor: Any) -> int:
     """How many units an executor runs at once: a pool's workers, a dask client's threads, else the budget."""
     if hasattr(executor, "nthreads") and callable(executor.nthreads):  # a dask.distributed Client
@@ -276,6 +318,9 @@ def _copy_level(vol: WorldArray, target: PathLike, box: BoxLike | None, extent: 
         if progress is not None:
             progress(state)
 
+    if executor is None and direct(plan_, out):
+        _run_direct(plan_, out, todo, report)
+        return out
     owned = executor is None
     pool = concurrent.futures.ThreadPoolExecutor(thread_budget()) if owned else executor
     try:
