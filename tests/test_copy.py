@@ -406,6 +406,15 @@ def test_progress_ends_with_every_unit_done_and_the_bytes_of_every_unit(reported
     assert last.bytes == sum(math.prod(unit.shape) * out.dtype.itemsize for unit in out.blocks())
 
 
+def test_a_unit_all_fill_is_computed_but_not_written(tmp_path):
+    source = wa.create(tmp_path / "src.zarr" / "s0", (4, 8), "uint8", 1, 0, axes=("y", "x"), chunks=(2, 4))
+    source.write_index((2, 0), (4, 8), np.full((2, 8), 7, "uint8"))  # the units of rows 0-1 stay all fill
+    reports = []
+    out = wa.copy(source, tmp_path / "out.zarr" / "s0", progress=reports.append)
+    assert reports[-1].computed == len(out.blocks()) == 4
+    assert reports[-1].written == len(out.list_chunks()) == 2
+
+
 class CountingPool(concurrent.futures.ThreadPoolExecutor):
     """A thread pool that records the most units it ever held unfinished."""
 
