@@ -146,13 +146,15 @@ def _units(plan_: _Plan, write_shape: Sequence[int]) -> list[Block]:
 
 
 def copy_unit(source: WorldArray, target: WorldArray, origin: Sequence[int], begin: Sequence[int],
-              end: Sequence[int]) -> int:
+              end: Sequence[int]) -> tuple[int, bool]:
     """Read target voxels ``begin`` to ``end`` from the source (shifted by ``origin``) and write them as one unit;
-    return the bytes read and written."""
+    return the bytes read and written, and whether the unit is stored (tensorstore stores no unit all fill)."""
     data = source.read_index(tuple(b + o for b, o in zip(begin, origin, strict=True)),
                              tuple(e + o for e, o in zip(end, origin, strict=True)))
     target.write_index(tuple(begin), tuple(end), data)
-    return int(data.nbytes)
+    fill = np.asarray(target.meta.fill_value if target.meta.fill_value is not None else 0, dtype=data.dtype)
+    return int(data.nbytes), not np.array_equal(data, np.broadcast_to(fill, data.shape),
+                                                equal_nan=data.dtype.kind in "fc")
 
 
 def _named(target: WorldArray, unit: Block, origin: Sequence[int], error: BaseException) -> CopyError:
@@ -180,7 +182,7 @@ def _settled(future: Any) -> None:
 
 
 def _run(plan_: _Plan, target: WorldArray, units: list[Block], executor: Any, workers: int,
-         report: Callable[[int], None]) -> None:
+         report: Callable[[int, bool], None]) -> None:
     """Copy every unit, at most ``IN_FLIGHT * workers`` in flight, reporting each unit's bytes as it ends; the first
     failure cancels what has not started and raises naming its unit."""
     pending: dict[Any, Block] = {}
@@ -197,12 +199,12 @@ def _run(plan_: _Plan, target: WorldArray, units: list[Block], executor: Any, wo
         done = _first_done(pending)
         unit = pending.pop(done)
         try:
-            nbytes = done.result()
+            nbytes, stored = done.result()
         except Exception as error:
             for other in pending:
                 other.cancel()
             raise _named(target, unit, plan_.origin, error) from error
-        report(nbytes)
+        report(nbytes, stored)
         submit()
 
 
@@ -312,9 +314,10 @@ def _copy_level(vol: WorldArray, target: PathLike, box: BoxLike | None, extent: 
     if progress is not None:
         progress(state)
 
-    def report(nbytes: int) -> None:
+    def report(nbytes: int, stored: bool) -> None:
         nonlocal state
-        state = Progress(state.needed, state.computed + 1, state.skipped, state.written + 1, state.bytes + nbytes)
+        state = Progress(state.needed, state.computed + 1, state.skipped, state.written + stored,
+                         state.bytes + nbytes)
         if progress is not None:
             progress(state)
 
