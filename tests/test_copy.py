@@ -25,7 +25,7 @@ import pytest
 import worldarray as wa
 from servers import s3_client
 from worldarray import cli
-from worldarray.copy import IN_FLIGHT
+from worldarray.copy import IN_FLIGHT, aligned_box
 
 SHAPE, VOXEL, SHIFT, CHUNKS = (6, 10, 12), (8.0, 4.0, 4.0), (4.0, 2.0, 2.0), (2, 4, 4)
 #: boxes in the source's world (nm): inside and off every chunk boundary, across chunk boundaries, half outside
@@ -208,10 +208,22 @@ def test_a_group_copy_copies_every_level_into_one_ome_group_each_as_read_returns
     made = wa.copy(pyramid, tmp_path / "out.zarr", box=box)
     assert [level.level_name for level in made] == ["s0", "s1"]
     assert wa.open_pyramid(tmp_path / "out.zarr").names == ("s0", "s1")
-    for name in ("s0", "s1"):
-        level, source = wa.open(tmp_path / "out.zarr", level=name), wa.open(pyramid, level=name)
-        np.testing.assert_array_equal(whole(level), source.read(box))
-        assert level.voxel_size == source.voxel_size
+    sources = [wa.open(pyramid, level=name) for name in ("s0", "s1")]
+    grown = aligned_box(sources, box)  # the box grown to s1's voxel corners: every level starts on one corner
+    for name, source in zip(("s0", "s1"), sources, strict=True):
+        level = wa.open(tmp_path / "out.zarr", level=name)
+        np.testing.assert_array_equal(whole(level), source.read(grown))
+        assert level.voxel_size == source.voxel_size and level.corner == made[0].corner
+
+
+def test_a_group_copys_box_is_grown_to_the_coarsest_levels_voxel_corners_and_no_further(pyramid):
+    sources = [wa.open(pyramid, level=name) for name in ("s0", "s1")]
+    box, grown = wa.as_box(BOXES["inside"]), aligned_box(sources, BOXES["inside"])
+    coarse = sources[1]
+    for lo, hi, g_lo, g_hi, c, s in zip(box.begin, box.end, grown.begin, grown.end, coarse.corner,
+                                        coarse.voxel_size, strict=True):
+        assert g_lo <= lo < g_lo + s and g_hi - s < hi <= g_hi
+        assert ((g_lo - c) / s).is_integer() and ((g_hi - c) / s).is_integer()
 
 
 def test_a_group_copy_of_named_levels_copies_only_those(pyramid, tmp_path):
@@ -219,14 +231,12 @@ def test_a_group_copy_of_named_levels_copies_only_those(pyramid, tmp_path):
     made = wa.copy(pyramid, tmp_path / "out.zarr", box=box, levels=("s1",))
     assert [level.level_name for level in made] == ["s1"]
     assert wa.open_pyramid(tmp_path / "out.zarr").names == ("s1",)
-    np.testing.assert_array_equal(whole(wa.open(tmp_path / "out.zarr", level="s1")),
-                                  wa.open(pyramid, level="s1").read(box))
+    s1 = wa.open(pyramid, level="s1")
+    np.testing.assert_array_equal(whole(wa.open(tmp_path / "out.zarr", level="s1")), s1.read(aligned_box([s1], box)))
 
 
-# check places each coarse level by the factors from the finest at origin 0; a cropped copy's s1 starts where the
-# box's first s1 centre is, up to one s1 voxel after (origin 1 here) or before (origin -1) the s0 crop's corner.
-@pytest.mark.xfail(strict=True, reason="worldarray check requires origin 0 between levels; a cropped pyramid's "
-                                       "coarse level starts one fine voxel off (to be fixed in check)")
+# boxes whose own s1 voxels would start one s0 voxel after (origin 1) or before (origin -1) their own s0 voxels:
+# grown to s1's corners, every level starts on one corner, so check's origin 0 holds
 @pytest.mark.parametrize("box", [((10, 7, 9), (40, 33, 41)), ((22, 7, 9), (40, 33, 41))], ids=["after", "before"])
 def test_a_cropped_pyramid_copy_passes_check(pyramid, tmp_path, box, capsys):
     wa.copy(pyramid, tmp_path / "out.zarr", box=box)
@@ -510,9 +520,7 @@ def refuse_zero(values: np.ndarray) -> np.ndarray:
     return values
 
 
-# copy probes the transform's dtype on the box's first voxel before any unit runs, outside the unit naming
-@pytest.mark.xfail(strict=True, raises=ValueError, reason="the dtype probe in _copy_level runs the transform on "
-                                                          "voxel 0 unnamed; to be fixed beside _target")
+# copy probes the transform's dtype on the box's first voxel before any unit runs: a failure there names unit 0
 def test_a_failure_in_the_first_unit_at_its_first_voxel_is_named_too(vol, tmp_path):
     target = tmp_path / "out.zarr" / "s0"
     first = vol.blocks()[0]

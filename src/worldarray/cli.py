@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import math
 import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -247,19 +246,12 @@ def _placement(name: str, meta: ArrayMeta, below_name: str, below: ArrayMeta,
     if all(abs(d) <= VOXEL_TOLERANCE for d in off):
         return []
     origins = [d * f for d, f in zip(off, factors, strict=True)]  # the shift in voxels of the level below
-    whole = all(o > -f and abs(o - round(o)) <= VOXEL_TOLERANCE for o, f in zip(origins, factors, strict=True))
+    whole = all(o >= -VOXEL_TOLERANCE and abs(o - round(o)) <= VOXEL_TOLERANCE for o in origins)
     origin = tuple(int(round(o)) for o in origins) if whole else None
     below_shape = [below.shape[i] for i in spatial]
-    shape = tuple(meta.shape[i] for i in spatial)
     if origin is not None and all(o < n for o, n in zip(origin, below_shape, strict=True)):
-        if min(origin) < 0:  # a crop whose first voxel covers part of one before the level below's first
-            spans = [math.ceil((n - o) / f) for n, o, f in zip(below_shape, origin, factors, strict=True)]
-            if all(m <= k for m, k in zip(shape, spans, strict=True)):
-                return [Problem(name, f"starts at origin {origin} of {below_name}, part of a voxel before its first: "
-                                      "a crop cut from a pyramid (as wa.copy cuts one), placed on its grid",
-                                fails=False)]
-        cropped = min(origin) >= 0 and level_shape(below_shape, factors, origin) == shape
-        if cropped and level_shape(below_shape, factors) != shape:
+        cropped = level_shape(below_shape, factors, origin) == tuple(meta.shape[i] for i in spatial)
+        if cropped and level_shape(below_shape, factors) != tuple(meta.shape[i] for i in spatial):
             return []  # an origin the level's shape shows: a crop, placed right
     text = (f"translation {_numbers([meta.translation[i] for i in spatial])} is {_numbers(off)} voxels of {name} "
             f"off level_placement of {below_name} by factors {factors} at origin 0, "

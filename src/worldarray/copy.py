@@ -29,7 +29,7 @@ from .array import WorldArray
 from .blocks import Block, blocks
 from .context import thread_budget
 from .detect import detect
-from .geometry import BoxLike
+from .geometry import Box, BoxLike, as_box, voxel_volume
 from .grid import Grid
 from .levels import Level
 from .paths import PathLike
@@ -157,10 +157,11 @@ def copy_unit(source: WorldArray, target: WorldArray, origin: Sequence[int], beg
                                                 equal_nan=data.dtype.kind in "fc")
 
 
-def _named(target: WorldArray, unit: Block, origin: Sequence[int], error: BaseException) -> CopyError:
+def _named(target: str, unit: Block, origin: Sequence[int], error: BaseException) -> CopyError:
+    """The error of a unit that failed: the target, the unit's index and its box in source voxels, and why."""
     lo = tuple(b + o for b, o in zip(unit.begin, origin, strict=True))
     hi = tuple(e + o for e, o in zip(unit.end, origin, strict=True))
-    return CopyError(f"{target.level_path} unit {unit.index} (source box {lo}-{hi}): {error}")
+    return CopyError(f"{target} unit {unit.index} (source box {lo}-{hi}): {error}")
 
 
 def _first_done(pending: Mapping[Any, Block]) -> Any:
@@ -203,7 +204,7 @@ def _run(plan_: _Plan, target: WorldArray, units: list[Block], executor: Any, wo
         except Exception as error:
             for other in pending:
                 other.cancel()
-            raise _named(target, unit, plan_.origin, error) from error
+            raise _named(target.level_path, unit, plan_.origin, error) from error
         report(nbytes, stored)
         submit()
 
@@ -220,10 +221,11 @@ def direct(plan_: _Plan, target: WorldArray) -> bool:
             and not source.remote and not target.remote)
 
 
-def _run_direct(plan_: _Plan, target: WorldArray, units: list[Block], report: Callable[[int], None]) -> None:
-    """Copy every unit as one tensorstore write of the source's view, ``DIRECT_IN_FLIGHT`` at a time; a unit whose
-    write fails is copied again through ``copy_unit`` (the retry policy's reads and writes) before it is named."""
-    reading, writing = plan_.source.ts, target.ts
+def _run_direct(plan_: _Plan, target: WorldArray, units: list[Block], report: Callable[[int, bool], None]) -> None:
+    """Copy every unit as one tensorstore write of the source's view, ``DIRECT_IN_FLIGHT`` at a time (whether it was
+    stored, or left absent as all fill, asked of the target's key afterwards); a unit whose write fails is copied
+    again through ``copy_unit`` (the retry policy's reads and writes) before it is named."""
+    reading, writing, keys = plan_.source.ts, target.ts, target.ts.kvstore
     pending: collections.deque[tuple[Any, Block]] = collections.deque()
 
     def finish() -> None:
@@ -231,12 +233,13 @@ def _run_direct(plan_: _Plan, target: WorldArray, units: list[Block], report: Ca
         try:
             future.result()
             nbytes = math.prod(unit.shape) * target.dtype.itemsize
+            stored = keys is None or keys.read(target.chunk_key(unit.index)).result().state == "value"
         except Exception:
             try:
-                nbytes = copy_unit(plan_.source, target, plan_.origin, unit.begin, unit.end)
+                nbytes, stored = copy_unit(plan_.source, target, plan_.origin, unit.begin, unit.end)
             except Exception as error:
-                raise _named(target, unit, plan_.origin, error) from error
-        report(nbytes)
+                raise _named(target.level_path, unit, plan_.origin, error) from error
+        report(nbytes, stored)
 
     for unit in units:
         into = tuple(slice(b, e) for b, e in zip(unit.begin, unit.end, strict=True))
@@ -305,7 +308,11 @@ def _copy_level(vol: WorldArray, target: PathLike, box: BoxLike | None, extent: 
     """One level's copy: plan, create (or resume), then every unit not yet stored."""
     plan_ = plan(vol, box, extent, layout.get("chunks"), layout.get("shards"))
     first = plan_.origin
-    dtype = vol.read_index(first, tuple(b + 1 for b in first)).dtype  # what a transform makes of the values
+    try:  # what a transform makes of the values: its dtype, from the first voxel of the first unit
+        dtype = vol.read_index(first, tuple(b + 1 for b in first)).dtype
+    except Exception as error:
+        raise _named(store.normalize(target), _units(plan_, plan_.grid.write_shape)[0], plan_.origin,
+                     error) from error
     out = _target(target, plan_, dtype, exists, create_options)
     units = _units(plan_, out.write_shape)
     stored = set(out.list_chunks()) if exists == "resume" else set()
@@ -402,13 +409,31 @@ def copy(source: PathLike | WorldArray, target: PathLike, *, box: BoxLike | None
                              "(pass level= to copy one level resampled)")
         pyramid = open_pyramid(source, context=context, retries=retries)
         names = pyramid.names if levels is None else tuple(levels)
-        return [_copy_level(_source_handle(source, voxel_size, method, {**options, "level": name}),
-                            store.join(store.normalize(target), name), box, extent, exists, layout, create_options,
-                            executor, progress) for name in names]
+        handles = [_source_handle(source, voxel_size, method, {**options, "level": name}) for name in names]
+        box = None if box is None else aligned_box(handles, box)
+        return [_copy_level(vol, store.join(store.normalize(target), name), box, extent, exists, layout,
+                            create_options, executor, progress) for vol, name in zip(handles, names, strict=True)]
     if levels is not None:
         raise ValueError(f"levels is {levels!r}; only a group source (a path, with no level) has levels to copy")
     vol = _source_handle(source, voxel_size, method, options)
     return _copy_level(vol, target, box, extent, exists, layout, create_options, executor, progress)
+
+
+def aligned_box(levels: Sequence[WorldArray], box: BoxLike) -> Box:
+    """The world box grown outward to the voxel corners of the coarsest of ``levels`` (on its spatial axes), so that
+    every level's voxels of it start and end on the same world corners and the crop stays a pyramid; clipped to
+    that level's box."""
+    coarsest = max(levels, key=lambda vol: voxel_volume(vol.voxel_size))
+    given, extent = as_box(box), coarsest.box
+    corner, sizes = coarsest.corner, coarsest.voxel_size
+    begin, end = [], []
+    for lo, hi, c, s, first, last in zip(given.begin, given.end, corner, sizes, extent.begin, extent.end,
+                                         strict=True):
+        a, b = sorted(((lo - c) / s, (hi - c) / s))
+        ends = sorted((c + math.floor(a) * s, c + math.ceil(b) * s))
+        begin.append(max(ends[0], first))
+        end.append(min(ends[1], last))
+    return Box(tuple(begin), tuple(end))
 
 
 def _is_group(path: PathLike) -> bool:
