@@ -16,6 +16,7 @@ import collections
 import concurrent.futures
 import dataclasses
 import math
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +32,7 @@ from .context import thread_budget
 from .detect import detect
 from .geometry import Box, BoxLike, as_box, voxel_volume
 from .grid import Grid
+from .keys import key_speller
 from .levels import Level
 from .paths import PathLike
 from .pyramid import create, open_pyramid
@@ -221,19 +223,28 @@ def direct(plan_: _Plan, target: WorldArray) -> bool:
             and not source.remote and not target.remote)
 
 
+def _holding(target: WorldArray) -> Callable[[Block], bool]:
+    """Whether the target stores a unit just written (one all fill is left absent): a local file's existence, else a
+    read of its key."""
+    node, keys = target._opened.node, target.ts.kvstore
+    spell = key_speller(target.meta.format, node.docs, node.scale_key)
+    if store.scheme(target.level_path) == "file":
+        return lambda unit: os.path.exists(os.path.join(target.level_path, spell(unit.index)))
+    return lambda unit: keys is None or keys.read(spell(unit.index)).result().state == "value"
+
+
 def _run_direct(plan_: _Plan, target: WorldArray, units: list[Block], report: Callable[[int, bool], None]) -> None:
-    """Copy every unit as one tensorstore write of the source's view, ``DIRECT_IN_FLIGHT`` at a time (whether it was
-    stored, or left absent as all fill, asked of the target's key afterwards); a unit whose write fails is copied
-    again through ``copy_unit`` (the retry policy's reads and writes) before it is named."""
-    reading, writing, keys = plan_.source.ts, target.ts, target.ts.kvstore
+    """Copy every unit as one tensorstore write of the source's view, ``DIRECT_IN_FLIGHT`` at a time, then tell
+    whether the store holds it (``_holding``); a unit whose write fails is copied again through ``copy_unit`` (the
+    retry policy's reads and writes) before it is named."""
+    reading, writing, held = plan_.source.ts, target.ts, _holding(target)
     pending: collections.deque[tuple[Any, Block]] = collections.deque()
 
     def finish() -> None:
         future, unit = pending.popleft()
         try:
             future.result()
-            nbytes = math.prod(unit.shape) * target.dtype.itemsize
-            stored = keys is None or keys.read(target.chunk_key(unit.index)).result().state == "value"
+            nbytes, stored = math.prod(unit.shape) * target.dtype.itemsize, held(unit)
         except Exception:
             try:
                 nbytes, stored = copy_unit(plan_.source, target, plan_.origin, unit.begin, unit.end)

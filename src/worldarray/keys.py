@@ -16,7 +16,7 @@ exactly that key.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,8 +24,8 @@ from . import store
 from .formats import FORMATS
 from .spellings import Spelling, index_numbers, key_facts, off_grid, parse_key, parse_keys
 
-__all__ = ["chunk_key", "parse_chunk_key", "key_format", "list_chunk_keys", "chunk_indices", "GzippedChunks",
-           "gzipped_chunks", "hashed_shards"]
+__all__ = ["chunk_key", "parse_chunk_key", "key_format", "key_speller", "list_chunk_keys", "chunk_indices",
+           "GzippedChunks", "gzipped_chunks", "hashed_shards"]
 
 #: The suffix cloud-volume gives a chunk it wrote gzip-compressed to a local disk; no reader of the format reads it.
 GZIP_SUFFIX = ".gz"
@@ -128,6 +128,14 @@ def parse_chunk_key(key: str, format: str, separator: str | None = None, encodin
     """
     spelling = spelling_of(format)
     return parse_key(spelling, key_facts(spelling, separator, encoding, chunk_shape, shape, origin, ndim), key)
+
+
+def key_speller(format: str, docs: Mapping[str, Any], scale_key: str | None = None) -> Callable[[Sequence[int]], str]:
+    """``chunk_key`` of an existing array, its facts read from its documents once: for spelling many whole indices
+    (unchecked: each must be on the grid, one entry per axis)."""
+    spelling = spelling_of(format)
+    facts = key_facts(spelling, ndim=None, **key_format(format, docs, scale_key))
+    return lambda index: spelling.key(tuple(index), facts)
 
 
 def key_format(format: str, docs: Mapping[str, Any], scale_key: str | None = None) -> dict:
