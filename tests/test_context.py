@@ -338,3 +338,9 @@ def test_a_stopped_watchdog_leaves_no_thread(watching):
     assert _watchdog_running()
     context.stop_watchdog()
     assert not _watchdog_running()
+
+
+def test_the_tensorstore_version_read_beside_the_package_is_the_installed_one():
+    from worldarray.context import tensorstore_version
+
+    assert tensorstore_version() == importlib.metadata.version("tensorstore")

@@ -11,8 +11,8 @@ opens that must stay atomic (creating an array, a conditional document write) th
 from __future__ import annotations
 
 import functools
-import importlib.metadata
 import os
+import pathlib
 import threading
 import warnings
 import weakref
@@ -137,7 +137,7 @@ def _made(spec: dict, parent: ts.Context | None = None) -> ts.Context:
             if missing not in _degraded:
                 _degraded.add(missing)
                 logger.warning("tensorstore %s has no context resource %r; contexts are made without it (%s)",
-                               importlib.metadata.version("tensorstore"), missing, error)
+                               tensorstore_version(), missing, error)
 
 
 @functools.cache
@@ -153,7 +153,7 @@ def one_request() -> dict:
         ts.Context({"http_request_retries": {"max_retries": 0}})
     except ValueError as error:
         logger.info("tensorstore %s refuses max_retries 0 (%s); requests the package retries itself use "
-                    "max_retries 1, one attempt there", importlib.metadata.version("tensorstore"),
+                    "max_retries 1, one attempt there", tensorstore_version(),
                     str(error).split(" [")[0])
         return {"max_retries": 1}
     return {"max_retries": 0}
@@ -263,8 +263,20 @@ def _before_fork() -> None:
 
 
 
+@functools.cache
+def tensorstore_version() -> str:
+    """The installed tensorstore's version: from the one ``tensorstore-*.dist-info`` directory beside the package (a
+    directory listing), else as ``importlib.metadata`` finds it (which reads every installed distribution)."""
+    found = list(pathlib.Path(ts.__file__).resolve().parent.parent.glob("tensorstore-*.dist-info"))
+    if len(found) == 1:
+        return found[0].name[len("tensorstore-"):-len(".dist-info")]
+    import importlib.metadata  # only where the listing does not tell: it costs tens of milliseconds
+
+    return importlib.metadata.version("tensorstore")
+
+
 def _release() -> tuple[int, ...]:
-    return tuple(int(part) for part in importlib.metadata.version("tensorstore").split(".")[:3] if part.isdigit())
+    return tuple(int(part) for part in tensorstore_version().split(".")[:3] if part.isdigit())
 
 
 @functools.cache
@@ -315,7 +327,7 @@ def watch(context: ts.Context) -> ts.Context:
             _watchdog.update(thread=thread, stop=stop)
             thread.start()
             logger.info("tensorstore %s may strand a queued task: a watchdog gives each context's pools a no-op "
-                        "task every %g s", importlib.metadata.version("tensorstore"), WATCH_PERIOD)
+                        "task every %g s", tensorstore_version(), WATCH_PERIOD)
     return context
 
 
