@@ -23,7 +23,7 @@ import numpy as np
 import tensorstore as ts
 from numpy.typing import DTypeLike
 
-from . import conditional, consolidated, retry, store
+from . import conditional, consolidated, retry, rounds, store
 from .context import locking_context, shared_context
 from .detect import Gathered, Node, array_above, gather, probe, source_of
 from .formats import FORMATS, WRITTEN
@@ -470,7 +470,11 @@ def create_level(level: Level, context: ts.Context | None) -> str:
 
     Documents and the open are timed out and retried under the governing ``retry`` policy.
     """
-    existing = _probe(level.path)
+    with rounds.remembering(own=True):  # the checks before anything is written read each document once
+        existing = _probe(level.path)
+        if existing is None:
+            _refuse_inside_array(level)
+            fmt, group, missing = resolve_format(level)
     if existing is not None:
         if level.exists == "error":
             raise FileExistsError(f"{level.path}: something is already there ({existing.node.format} "
@@ -478,8 +482,6 @@ def create_level(level: Level, context: ts.Context | None) -> str:
                                   "identical array)")
         _adopt_listed(level, existing)
         return existing.node.format
-    _refuse_inside_array(level)
-    fmt, group, missing = resolve_format(level)
     spec = array_spec(level, fmt)
     _dry_run(spec, level)
     entry_attrs(level, fmt, group.attrs if group is not None else {})  # refuse a bad entry before any write
