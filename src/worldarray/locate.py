@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from . import rounds, store
-from .detect import gather, probe
+from .detect import gather, probe, requests_for
 from .diagnostics import quiet, warn
 from .fields import Placement
 from .formats import FORMATS
@@ -154,6 +154,14 @@ def _array_names(found: Gathered) -> tuple[str, ...]:
                          f"({error}); pass array=NAME to name the level's array") from error
 
 
+def _children(found: Gathered, names: tuple[str, ...]) -> list[Gathered | None]:
+    """What each name below a group holds (None where nothing is), every child's documents read in one round."""
+    paths = [store.join(found.node.path, name) for name in names]
+    with rounds.remembering():
+        store.read_documents([request for path in paths for request in requests_for(path, above=found)[0]])
+        return [probe(path, above=found) for path in paths]
+
+
 def asset_array(found: Gathered, array: str | None = None) -> Gathered:
     """The array a ``multiscales`` layout's level that is a group stands for: the one ``array`` names, else the one
     array inside it whose dimension names hold the layout's ``spatial:dimensions`` (1-D coordinate arrays and a 0-d
@@ -168,8 +176,7 @@ def asset_array(found: Gathered, array: str | None = None) -> Gathered:
     wanted = set(_layout_dimensions(found))
     names = _array_names(found)
     held = []
-    for name in names:
-        child = probe(store.join(node.path, name), above=found)
+    for name, child in zip(names, _children(found, names), strict=True):
         with quiet():
             facts = FACTS[child.node.format](source_of(child)) if child and child.node.kind == "array" else None
         if child is not None and facts is not None and len(facts.shape) >= 2 and wanted <= set(facts.names or ()):
