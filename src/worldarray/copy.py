@@ -15,6 +15,7 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import dataclasses
+import itertools
 import math
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -27,7 +28,6 @@ import tensorstore as ts
 from . import retry, store
 from .arguments import context_or_none, one_of, retries_or_none
 from .array import WorldArray
-from .blocks import Block, blocks
 from .context import thread_budget
 from .detect import detect
 from .geometry import Box, BoxLike, as_box, voxel_volume
@@ -140,11 +140,30 @@ def plan(vol: WorldArray, box: BoxLike | None, extent: str, chunks: Any, shards:
     return _Plan(vol, begin, grid, ((0,) * len(begin), tuple(grid.shape)))
 
 
-def _units(plan_: _Plan, write_shape: Sequence[int]) -> list[Block]:
-    """The target's write units that hold a voxel of the box, in C order."""
-    begin, end = plan_.box
-    return [unit for unit in blocks(plan_.grid.shape, write_shape)
-            if all(b < e2 and b2 < e for b, e, b2, e2 in zip(unit.begin, unit.end, begin, end, strict=True))]
+@dataclass(frozen=True)
+class Unit:
+    """One write unit of a copy's target: its place in the unit grid and its voxels ``[begin, end)``."""
+
+    index: tuple[int, ...]
+    begin: tuple[int, ...]
+    end: tuple[int, ...]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(e - b for b, e in zip(self.begin, self.end, strict=True))
+
+
+def _units(plan_: _Plan, write_shape: Sequence[int]) -> list[Unit]:
+    """The target's write units that hold a voxel of the box, in C order (only those are built), cut at its
+    shape."""
+    (begin, end), shape = plan_.box, plan_.grid.shape
+    ranges = [range(b // s, -(-e // s)) for b, e, s in zip(begin, end, write_shape, strict=True)]
+    units = []
+    for index in itertools.product(*ranges):
+        first = tuple(i * s for i, s in zip(index, write_shape, strict=True))
+        units.append(Unit(index, first, tuple(min(f + s, n) for f, s, n in zip(first, write_shape, shape,
+                                                                                strict=True))))
+    return units
 
 
 def copy_unit(source: WorldArray, target: WorldArray, origin: Sequence[int], begin: Sequence[int],
@@ -159,14 +178,14 @@ def copy_unit(source: WorldArray, target: WorldArray, origin: Sequence[int], beg
                                                 equal_nan=data.dtype.kind in "fc")
 
 
-def _named(target: str, unit: Block, origin: Sequence[int], error: BaseException) -> CopyError:
+def _named(target: str, unit: Unit, origin: Sequence[int], error: BaseException) -> CopyError:
     """The error of a unit that failed: the target, the unit's index and its box in source voxels, and why."""
     lo = tuple(b + o for b, o in zip(unit.begin, origin, strict=True))
     hi = tuple(e + o for e, o in zip(unit.end, origin, strict=True))
     return CopyError(f"{target} unit {unit.index} (source box {lo}-{hi}): {error}")
 
 
-def _first_done(pending: Mapping[Any, Block]) -> Any:
+def _first_done(pending: Mapping[Any, Unit]) -> Any:
     """A finished future among ``pending``: concurrent.futures' whichever ends first, any other kind (dask's) the
     oldest, waited for."""
     futures = list(pending)
@@ -184,12 +203,12 @@ def _settled(future: Any) -> None:
         pass
 
 
-def _run(plan_: _Plan, target: WorldArray, units: list[Block], executor: Any, workers: int,
+def _run(plan_: _Plan, target: WorldArray, units: list[Unit], executor: Any, workers: int,
          report: Callable[[int, bool], None]) -> None:
     """Copy every unit, at most ``IN_FLIGHT * workers`` in flight, reporting each unit's bytes as it ends; the first
     failure cancels what has not started and raises naming its unit."""
-    pending: dict[Any, Block] = {}
-    queue: Iterator[Block] = iter(units)
+    pending: dict[Any, Unit] = {}
+    queue: Iterator[Unit] = iter(units)
 
     def submit() -> None:
         unit = next(queue, None)
@@ -223,7 +242,7 @@ def direct(plan_: _Plan, target: WorldArray) -> bool:
             and not source.remote and not target.remote)
 
 
-def _holding(target: WorldArray) -> Callable[[Block], bool]:
+def _holding(target: WorldArray) -> Callable[[Unit], bool]:
     """Whether the target stores a unit just written (one all fill is left absent): a local file's existence, else a
     read of its key."""
     node, keys = target._opened.node, target.ts.kvstore
@@ -233,12 +252,12 @@ def _holding(target: WorldArray) -> Callable[[Block], bool]:
     return lambda unit: keys is None or keys.read(spell(unit.index)).result().state == "value"
 
 
-def _run_direct(plan_: _Plan, target: WorldArray, units: list[Block], report: Callable[[int, bool], None]) -> None:
+def _run_direct(plan_: _Plan, target: WorldArray, units: list[Unit], report: Callable[[int, bool], None]) -> None:
     """Copy every unit as one tensorstore write of the source's view, ``DIRECT_IN_FLIGHT`` at a time, then tell
     whether the store holds it (``_holding``); a unit whose write fails is copied again through ``copy_unit`` (the
     retry policy's reads and writes) before it is named."""
     reading, writing, held = plan_.source.ts, target.ts, _holding(target)
-    pending: collections.deque[tuple[Any, Block]] = collections.deque()
+    pending: collections.deque[tuple[Any, Unit]] = collections.deque()
 
     def finish() -> None:
         future, unit = pending.popleft()
