@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import pathlib
 import time
@@ -9,6 +10,7 @@ import types
 import uuid
 
 import pytest
+import tensorstore as ts
 from servers import HOLD, s3_client, serve_bytes, serve_gateway
 
 import worldarray as wa
@@ -388,6 +390,38 @@ def test_read_documents_reads_a_local_directory_and_its_parent_at_once(tmp_path)
     level = str(tmp_path / "s0")
     found = store.read_documents([(level, ".zarray"), (level, "zarr.json"), (str(tmp_path), ".zattrs")])
     assert found == {(level, ".zarray"): b"array", (level, "zarr.json"): None, (str(tmp_path), ".zattrs"): b"attrs"}
+
+
+def test_local_documents_read_from_the_disk_answer_as_the_file_kvstore_answers(tmp_path):
+    (tmp_path / "a.json").write_bytes(b'{"x": 1}')
+    (tmp_path / "big").write_bytes(bytes(range(256)) * 9000)  # more than one read of the file
+    (tmp_path / "dir").mkdir()
+    keys = ["a.json", "big", "dir", "a.json/below", "missing", "dir/missing", "sp ace%20"]
+    found = store.read_documents([(str(tmp_path), key) for key in keys])
+    kvstore = ts.KvStore.open({"driver": "file", "path": str(tmp_path) + "/"}).result()
+    for key in keys:
+        answer = kvstore.read(key).result()
+        assert found[(str(tmp_path), key)] == (bytes(answer.value) if answer.state == "value" else None), key
+
+
+def test_a_local_key_the_file_kvstore_refuses_is_refused_as_it_refuses_it(tmp_path):
+    (tmp_path / "a").mkdir()
+    with pytest.raises(OSError) as raised:
+        store.read_documents([(str(tmp_path / "a"), "../a/zarr.json")])
+    with pytest.raises(Exception) as direct:
+        ts.KvStore.open({"driver": "file", "path": str(tmp_path / "a") + "/"}).result().read("../a/zarr.json").result()
+    assert str(direct.value) in str(raised.value)
+
+
+def test_a_kept_local_open_is_checked_against_the_files_as_they_are_now(tmp_path):
+    path = str(tmp_path / "v.zarr" / "s0")
+    wa.create(path, (4, 4), "uint8", 2, 1, axes=("y", "x"), chunks=4)
+    assert wa.open(path).voxel_size == (2.0, 2.0)
+    group = tmp_path / "v.zarr" / "zarr.json"
+    document = json.loads(group.read_text())
+    document["attributes"]["ome"]["multiscales"][0]["datasets"][0]["coordinateTransformations"][0]["scale"] = [3, 3]
+    group.write_text(json.dumps(document))
+    assert wa.open(path).voxel_size == (3.0, 3.0)
 
 
 def test_read_documents_reads_an_http_server_and_a_missing_key_is_none(http_server):  # noqa: F811

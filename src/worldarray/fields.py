@@ -148,7 +148,8 @@ def document(raw: bytes, url: str) -> dict:
         raise deep from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ValueError(f"{url}: not valid JSON ({error}); expected a JSON object") from error
-    if _deeper_than_allowed(value):
+    # a document cannot nest deeper than it has brackets: only one with more is walked
+    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and _deeper_than_allowed(value):
         raise deep
     if not isinstance(value, dict):
         raise ValueError(f"{url}: holds a JSON {type(value).__name__} {value!r:.60}; expected a JSON object")

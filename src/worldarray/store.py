@@ -20,7 +20,7 @@ import functools
 import json
 import os
 import threading
-from collections.abc import Callable, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from typing import Any, TypeVar
 
 import tensorstore as ts
@@ -417,9 +417,12 @@ def at_once(path: str) -> int | None:
 
 def rereader(requests: Sequence[tuple[str, str]]) -> Callable[[float], tuple | None] | None:
     """A function that reads ``requests`` again in one round and gives their answers in order, at least cost: the
-    same kvstores, no fallback, no second attempt; it gives None when anything is not a plain answer (an error,
-    no answer within its ``wait`` seconds), for the caller to read them the full way. None for stores with more
-    than one way (s3, gs)."""
+    same kvstores (local files read straight from the disk), no fallback, no second attempt; it gives None when
+    anything is not a plain answer (an error, no answer within its ``wait`` seconds), for the caller to read them
+    the full way. None for stores with more than one way (s3, gs)."""
+    local = [(normalize(directory), key) for directory, key in requests]
+    if all(directory[0] == "/" for directory, _ in local):
+        return functools.partial(_reread_disk, local)
     pairs = []
     for directory, key in requests:
         normalized = normalize(directory)
@@ -430,6 +433,12 @@ def rereader(requests: Sequence[tuple[str, str]]) -> Callable[[float], tuple | N
         context = None if limit is None else few_connections(_default_context(), limit)
         pairs.append((open_kvstore(document_spec(_one_way(root)[0]), context), prefix + key))
     return functools.partial(rounds.reread, pairs)
+
+
+def _reread_disk(requests: list[_Request], wait: float) -> tuple | None:
+    """Local documents read again from the file system, in order; None when any is not a plain answer."""
+    found = _from_disk(requests)
+    return tuple(found[request] for request in requests) if all(r in found for r in requests) else None
 
 
 def _policy(timeout: float | None, attempts: int | None) -> retry.Retry:
@@ -445,9 +454,11 @@ def _read(requests: list[_Request], context: ts.Context | None, policy: retry.Re
     """``read_documents`` outside any block: with ``keep_failures`` a failed document is ``rounds.Failed`` in the
     result instead of raised, and documents ``moot`` made pointless are left out."""
     named = {directory: normalize(directory) for directory in {directory for directory, _ in requests}}
+    documents: dict[_Request, Any] = _from_disk({(named[d], k) for d, k in requests if named[d][0] == "/"})
     groups: dict[str, dict[_Request, None]] = {}
     for directory, key in requests:
-        groups.setdefault(_below(named[directory])[0], {})[(named[directory], key)] = None
+        if (named[directory], key) not in documents:
+            groups.setdefault(_below(named[directory])[0], {})[(named[directory], key)] = None
     firsts = {root: next(iter(found)) for root, found in groups.items()}
     fallbacks = {root: _Fallback(root, label=url(*first)) for root, first in firsts.items()}
     limits = {root: connections.limit(root, _below(first[0])[1] + first[1], policy.attempt_timeout())
@@ -458,7 +469,6 @@ def _read(requests: list[_Request], context: ts.Context | None, policy: retry.Re
         chosen = context if limit is None else few_connections(context or _default_context(), limit)
         return _start_reads(fallbacks[root].way, pending, chosen, wait)
 
-    documents: dict[_Request, Any] = {}
     pruning = moot if any(limits.values()) else None  # answers waited for as they come only where it saves requests
     while fallbacks:
         round_ = rounds.Round({root: list(groups[root]) for root in fallbacks}, start, pruning, keep_failures)
@@ -474,6 +484,38 @@ def _read(requests: list[_Request], context: ts.Context | None, policy: retry.Re
         _settle_all(answered, fallbacks, groups, documents, keep_failures)
     return {(directory, key): documents[(named[directory], key)] for directory, key in requests
             if (named[directory], key) in documents}
+
+
+def _from_disk(requests: Iterable[_Request]) -> dict[_Request, bytes | None]:
+    """Local documents read straight from the file system, answered as the file kvstore answers them: a missing
+    file, a directory or a path through a file is missing. A key tensorstore would refuse (an empty, ``.`` or
+    ``..`` segment) and any other error are left out, for the kvstore to read and name."""
+    found: dict[_Request, bytes | None] = {}
+    for directory, key in requests:
+        if any(segment in ("", ".", "..") for segment in key.split("/")):
+            continue
+        try:
+            found[(directory, key)] = _file_bytes(directory.rstrip("/") + "/" + key)
+        except OSError:
+            continue
+    return found
+
+
+def _file_bytes(name: str) -> bytes | None:
+    """A file's bytes, None when there is no file of that name (missing, a directory, or a path through a file)."""
+    try:
+        handle = os.open(name, os.O_RDONLY)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    try:
+        parts = []
+        while part := os.read(handle, 1 << 20):
+            parts.append(part)
+        return b"".join(parts)
+    except IsADirectoryError:
+        return None
+    finally:
+        os.close(handle)
 
 
 def _settle_all(answered: Mapping[str, Mapping[_Request, Any]], fallbacks: dict[str, _Fallback],
