@@ -13,9 +13,12 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import tensorstore as ts
 
 import worldarray as wa
+from worldarray import fields
 from servers import QuietDirectoryHandler, running
 from worldarray.detect import PROBE_KEYS
 
@@ -122,6 +125,28 @@ def test_a_document_that_json_parses_but_nests_deeper_than_the_limit_raises_nami
     put(tmp_path / "a", ".zgroup", {"zarr_format": 2, "deep": json.loads("[" * 150 + "]" * 150)})
     with pytest.raises(ValueError, match=r"a/\.zgroup: nesting is more than 100 levels deep"):
         wa.detect(tmp_path / "a")
+
+
+def _nesting(value) -> int:
+    """How deeply ``value`` nests lists and objects, walked the plain way."""
+    children = list(value.values()) if isinstance(value, dict) else value if isinstance(value, list) else None
+    return 0 if children is None else 1 + max(map(_nesting, children), default=0)
+
+
+_TEXTS = st.sampled_from(["a[b", "}{", '\\"]', "[[", "plain"])
+_JSON = st.recursive(st.none() | st.integers() | _TEXTS,
+                     lambda inner: st.lists(inner, max_size=2) | st.dictionaries(_TEXTS, inner, max_size=2),
+                     max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(core=_JSON, depth=st.integers(0, 130), dict_wrap=st.booleans())
+def test_a_document_is_too_deep_exactly_when_its_lists_and_objects_nest_more_than_the_limit(core, depth, dict_wrap):
+    value = core
+    for _ in range(depth):  # brackets and escaped quotes inside strings must not count
+        value = {"k[": value, "s": "]}\\\""} if dict_wrap else ["{[", value]
+    raw = json.dumps(value).encode()
+    assert fields._deeper_than_allowed(raw) == (_nesting(value) > fields.MAX_DEPTH)
 
 
 def test_a_precomputed_scale_key_that_is_null_raises_naming_the_info_and_the_entry(tmp_path):

@@ -103,6 +103,21 @@ def test_choosing_a_level_opens_no_other_level(tmp_path):
     assert wa.open(group, voxel_size=(16, 16, 16)).level_name == "s2"
 
 
+def test_opening_a_named_level_places_that_level_alone_and_a_malformed_sibling_raises_when_opened(tmp_path):
+    levels = [(f"s{i}", (16 // 2**i,) * 3, (4.0 * 2**i,) * 3, (2.0 * 2**i,) * 3) for i in range(3)]
+    group = Path(ome_pyramid(tmp_path, "pyr", levels, dtype="uint8"))
+    document = json.loads((group / "zarr.json").read_text())
+    datasets = document["attributes"]["ome"]["multiscales"][0]["datasets"]
+    datasets[2]["coordinateTransformations"][0]["scale"] = [16.0, "wide", 16.0]
+    (group / "zarr.json").write_text(json.dumps(document))
+    assert wa.open(group, level="s1").voxel_size == (8.0,) * 3
+    assert wa.open(group / "s0").voxel_size == (4.0,) * 3
+    with pytest.raises(ValueError, match=r"pyr/zarr\.json: .*s2.*scale.* is \[16\.0, 'wide', 16\.0\]"):
+        wa.open(group, level="s2")
+    with pytest.raises(ValueError, match=r"pyr/zarr\.json: .*s2.*scale"):
+        wa.open(group, voxel_size=(16, 16, 16))  # choosing by voxel size places every level
+
+
 def test_base_voxel_size_in_base_units_chooses_the_level_by_voxel_size(tmp_path):
     # unscaled, the levels are (1, 1, 1), (1, 2, 2), (2, 4, 4) "nm" and floor would pick s2; rescaled, s1 is exact
     base = {"base_voxel_size": (1.0, 0.4, 0.4), "base_units": "micrometer"}  # level 0 is 1000 x 400 x 400 nm

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -114,16 +115,18 @@ def _shown(value: Any) -> str:
 MAX_DEPTH = 100
 
 
-def _deeper_than_allowed(value: Any) -> bool:
-    """Whether ``value`` nests lists and objects more than ``MAX_DEPTH`` deep, counted without recursing."""
-    stack = [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, (dict, list)):
-            if level > MAX_DEPTH:
-                return True
-            stack.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
-    return False
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')  # a JSON string, escapes and all
+
+
+def _deeper_than_allowed(raw: bytes) -> bool:
+    """Whether the JSON text ``raw`` nests lists and objects more than ``MAX_DEPTH`` deep: its brackets outside
+    strings, counted as a running depth (a text with no more brackets than that cannot be deeper)."""
+    if raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH:
+        return False
+    codes = np.frombuffer(_STRING.sub(b"", raw), np.uint8)
+    steps = ((codes == ord("[")) | (codes == ord("{"))).astype(np.int32)
+    steps -= (codes == ord("]")) | (codes == ord("}"))
+    return bool(steps.size) and int(np.cumsum(steps).max()) > MAX_DEPTH
 
 
 def document(raw: bytes, url: str) -> dict:
@@ -148,8 +151,7 @@ def document(raw: bytes, url: str) -> dict:
         raise deep from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ValueError(f"{url}: not valid JSON ({error}); expected a JSON object") from error
-    # a document cannot nest deeper than it has brackets: only one with more is walked
-    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and _deeper_than_allowed(value):
+    if _deeper_than_allowed(raw):
         raise deep
     if not isinstance(value, dict):
         raise ValueError(f"{url}: holds a JSON {type(value).__name__} {value!r:.60}; expected a JSON object")

@@ -118,7 +118,7 @@ class Opened:
     level_path: str
     level_name: str
     levels: tuple[str, ...]
-    listed: tuple[tuple[str, Placement], ...] | None
+    listed: Sequence[tuple[str, Placement]] | None
     node: Node
     meta: ArrayMeta
     frame: Frame

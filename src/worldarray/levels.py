@@ -21,7 +21,7 @@ from .formats import FORMATS
 from .layout import asset_of, layout_of
 from .geometry import (SizesOrNone, isclose, magnitudes, no_coarser, one_number, same, size_ratio,
                        sizes_or_none, voxel_volume)
-from .metadata import ArrayMeta, level_placements
+from .metadata import ArrayMeta, Placements, listed_levels
 from .nodes import Gathered, Node, scale_key_of
 from .ome import dataset_scale, first_listing, walk
 from .precomputed import scale_keys, scales
@@ -207,11 +207,11 @@ class Choice:
     name: str
     names: tuple[str, ...]
     group: Gathered | None  # the group holding the levels; None for a lone array or a precomputed scale
-    listed: tuple[tuple[str, Placement], ...] | None  # every level's placement from the group document
+    listed: Placements | None  # every level's placement from the group document, each placed when asked for
 
     def listed_placement(self) -> Placement | None:
         """The chosen level's placement as the group's document lists it, None when it lists none."""
-        return dict(self.listed).get(self.name) if self.listed else None
+        return self.listed.get(self.name) if self.listed else None
 
 
 def group_source(node: Node) -> Source:
@@ -227,21 +227,21 @@ class Listing:
 
     group: str
     name: str
-    levels: tuple[tuple[str, Placement], ...]
+    levels: Placements | tuple[()]
     names: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if not self.names:
-            object.__setattr__(self, "names", tuple(name for name, _ in self.levels))
+        if not self.names and isinstance(self.levels, Placements):
+            object.__setattr__(self, "names", self.levels.names)
 
 
 def listed_by_parent(found: Gathered) -> Listing | None:
     """The pyramid an array belongs to, found by the walk that places it: its parent's document, else an ancestor's
-    up to four levels above whose multiscales list it by its path from there ("seg/s0"); None when none lists it."""
+    up to four levels above whose multiscales list it by its path from there ("seg/s0"); None when none lists it.
+    Each listed level is placed when first asked for."""
     node = found.node
     if FORMATS[node.format].levels_in_info:
-        levels = tuple(level_placements(group_source(node)) or ())
-        return Listing(node.path, str(node.scale_key), levels)
+        return Listing(node.path, str(node.scale_key), listed_levels(group_source(node)) or ())
     layout = asset_of(found.ancestors[:4], node.path)
     if layout is not None:
         group, entry, _ = layout
@@ -249,9 +249,9 @@ def listed_by_parent(found: Gathered) -> Listing | None:
     parts = node.path.rstrip("/").split("/")
     for depth, doc in enumerate(found.ancestors[:4], start=1):
         relative = "/".join(parts[-depth:])
-        listed = level_placements(Source(node.format, doc.path, {}, doc.url, doc))
-        if listed and relative in [n for n, _ in listed]:
-            return Listing(doc.path, relative, tuple(listed))
+        listed = listed_levels(Source(node.format, doc.path, {}, doc.url, doc))
+        if listed and relative in listed.names:
+            return Listing(doc.path, relative, listed)
     return None
 
 

@@ -18,7 +18,7 @@ from .formats import FORMATS
 from .geometry import SizesOrNone
 from .layout import asset_of, layout_of
 from .levels import Choice, Level, describe_levels, group_source, listed_by_parent, listed_names, pick, select_level
-from .metadata import FACTS, level_placements, parse
+from .metadata import FACTS, level_placements, listed_levels, parse
 from .nodes import Gathered, Node, source_of
 
 __all__ = ["choose", "resolve", "level_names", "refuse_bioformats2raw", "first_placement", "BIOFORMATS2RAW_KEY"]
@@ -260,8 +260,7 @@ def _choose(path: str, level: Level, voxel_size: SizesOrNone | None, level_mode:
             return Choice(found, own, (own,), None, None)
         return Choice(found, above.name, above.names, None, above.levels or None)
     names = level_names(node)
-    listing = level_placements(group_source(node))
-    listed = tuple(listing) if listing else None
+    listed = listed_levels(group_source(node)) or None
     if level is None and voxel_size is not None and names:
         placements = listed or _placements_of(node, found, names, array)
         level = select_level([(n, sizes(p)) for n, p in placements], voxel_size, level_mode)[0]

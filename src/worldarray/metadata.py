@@ -12,7 +12,7 @@ reaches this module: ``wa.metadata`` is the function that reads a path.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,14 +27,14 @@ from .funlib import funlib_axis_names, funlib_placement
 from .grid_mapping import grid_mapping_placement
 from .geometry import centre_to_corner, corner_to_centre, default_axes, spatial_indices
 from .n5 import level_position, n5_group_factors, n5_placement
-from .ome import cosem_entry, first_listing, group_placement, multiscales_of, ome_placement
+from .ome import cosem_entry, first_listing, group_placement, group_places, multiscales_of, ome_placement
 from .precomputed import precomputed_placement, scale_keys
 from .spatial import spatial_placement
 from .units import NANOMETER, Request, UnitsArgument, convert
 
 __all__ = ["ArrayMeta", "MetadataWarning", "Document", "Source", "Facts", "Placement", "Rule", "RULES", "FACTS",
-           "FORMATS", "placed_by_names", "parse", "parse_documents", "level_placements", "multiscales_of",
-           "level_position", "n5_group_factors"]
+           "FORMATS", "placed_by_names", "parse", "parse_documents", "level_placements", "listed_levels", "Placements",
+           "multiscales_of", "level_position", "n5_group_factors"]
 
 
 @dataclass(frozen=True)
@@ -292,9 +292,43 @@ def parse_documents(format: str, array: Mapping[str, Any], attrs: Mapping[str, A
     return parse(Source(format, path, array, url, Document(path, url, attrs)))
 
 
+class Placements(Sequence[tuple[str, Placement]]):
+    """A group document's levels in order, as (name, placement) pairs, each level placed from the document when it
+    is first asked for: an open of one level places that level alone; iterating places them all."""
+
+    def __init__(self, names: Sequence[str], place: Callable[[int], Placement]) -> None:
+        self.names = tuple(names)
+        self._place = place
+        self._placed: dict[int, Placement] = {}
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __getitem__(self, index: int) -> tuple[str, Placement]:  # type: ignore[override]  # no slices
+        index = range(len(self.names))[index]
+        if index not in self._placed:
+            self._placed[index] = self._place(index)
+        return self.names[index], self._placed[index]
+
+    def __iter__(self) -> Iterator[tuple[str, Placement]]:
+        return (self[index] for index in range(len(self.names)))
+
+    def get(self, name: str) -> Placement | None:
+        """The level ``name``'s placement, None when the document lists no such level."""
+        return self[self.names.index(name)][1] if name in self.names else None
+
+
 def level_placements(source: Source) -> list[tuple[str, Placement]] | None:
     """Each listed level's placement from a group's own document, by its format's rules, without opening a level;
-    None when it lists none, or when the document alone does not place one of them.
+    None when it lists none, or when the document alone does not place one of them (``listed_levels``, every
+    level placed)."""
+    listed = listed_levels(source)
+    return None if listed is None else list(listed)
+
+
+def listed_levels(source: Source) -> Placements | None:
+    """A group's listed levels, each placed from its own document when asked for (``Placements``); None when it
+    lists none, or when the document alone does not place one of them.
 
     ``source.own`` is the group (its attributes; for precomputed, ``source.array`` is the info). OME levels
     compose the dataset's transforms with the multiscale's; COSEM levels (every N5 level, and a zarr entry with a
@@ -304,12 +338,11 @@ def level_placements(source: Source) -> list[tuple[str, Placement]] | None:
     """
     form = RECORDS[source.format]
     if form.levels_in_info:
-        found = []
-        for index, key in enumerate(scale_keys(source.array, source.array_url)):
+        def scale(index: int) -> Placement:
             level = dataclasses.replace(source, ancestors=(), scale_index=index)
             facts = form.facts(level)
-            found.append((key, precomputed_placement(level, facts, len(facts.shape), "error")))
-        return found
+            return precomputed_placement(level, facts, len(facts.shape), "error")
+        return Placements(scale_keys(source.array, source.array_url), scale)
     listing = first_listing(source.own.attrs, source.own.url)
     if listing is None:
         return None
@@ -318,15 +351,20 @@ def level_placements(source: Source) -> list[tuple[str, Placement]] | None:
     # N5 groups place their levels by the cosem rule alone; a zarr group's COSEM entries by it too, the rest by OME
     if form.cosem_datasets and not all(isinstance(dataset.get("transform"), Mapping) for _, dataset in datasets):
         return None
+    by_cosem = [form.cosem_datasets or cosem_entry(multiscale, dataset) for _, dataset in datasets]
 
-    def placed(path: str, dataset: Mapping[str, Any]) -> Placement | None:
-        if form.cosem_datasets or cosem_entry(multiscale, dataset):
+    def placed(index: int) -> Placement | None:
+        path, dataset = datasets[index]
+        if by_cosem[index]:
             transform, label = dataset["transform"], dataset_label(path)
             ndim = len(entries(transform.get("scale"), url, f"{label}.scale", kind="numbers"))
             return cosem_transform(transform, ndim, url, label)
         return group_placement(multiscale, dataset, url)
 
-    listed = [(path, placed(path, dataset)) for path, dataset in datasets]
-    if any(placement is None for _, placement in listed):
-        return None  # the levels are placed by opening them, all alike
-    return [(path, placement) for path, placement in listed if placement is not None]
+    names = [path for path, _ in datasets]
+    places = [True if cosem else group_places(multiscale, dataset) for cosem, (_, dataset) in zip(by_cosem, datasets,
+                                                                                                  strict=True)]
+    if None in places:  # only placing them tells: placed now, all of them
+        found = [placed(index) for index in range(len(datasets))]
+        return None if None in found else Placements(names, found.__getitem__)  # type: ignore[arg-type]
+    return Placements(names, placed) if all(places) else None  # type: ignore[arg-type]  # else: by opening them

@@ -270,6 +270,15 @@ def _check_own_attributes(source: Source, placement: Placement, conflicts: str) 
                  "reading the translation")
 
 
+def group_places(multiscale: Mapping[str, Any], dataset: Mapping[str, Any]) -> bool | None:
+    """Whether the group document alone places a listed level (``group_placement`` gives no None) before it is
+    placed: axes, or a first scale to count the axes by; None under coordinate systems (OME 0.6), where only
+    placing it tells."""
+    if "coordinateSystems" in multiscale:
+        return None
+    return multiscale.get("axes") is not None or isinstance(dataset_scale(dataset), list)
+
+
 def group_placement(multiscale: Mapping[str, Any], dataset: Mapping[str, Any], url: str) -> Placement | None:
     """One listed level's placement from the group document alone; None when the document alone does not place it.
 
