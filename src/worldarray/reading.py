@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from tensorstore import TensorStore
 
-from . import resample
+from . import downsampling, resample
 from .geometry import padded
 from .grid import Target
 from .handle import Opened, Options, Padding, Transform, checked_padding, then
@@ -43,9 +43,10 @@ class Read:
     kept: Sequence[int] | None = None
 
 
-def fetch(opened: Opened, options: Options, view: TensorStore, nbytes: int, retries: Retry | None) -> np.ndarray:
-    """Read a view of ``nbytes`` under the call's retry policy, else the handle's."""
-    return opened.fetch(view, nbytes, retries or options.retries or _NO_POLICY)
+def fetch(opened: Opened, options: Options, view: TensorStore, nbytes: int, retries: Retry | None,
+          derive: Callable[[TensorStore], TensorStore] | None = None) -> np.ndarray:
+    """Read a view of ``nbytes`` (or ``derive`` of it) under the call's retry policy, else the handle's."""
+    return opened.fetch(view, nbytes, retries or options.retries or _NO_POLICY, derive)
 
 
 def voxels(opened: Opened, options: Options, read: Read) -> Any:
@@ -93,9 +94,9 @@ def resampled(opened: Opened, options: Options, read: Read, target: Target, meth
     transform = read.transform if read.transform is not None else options.transform
     itemsize = dtype.itemsize
 
-    def part(index):
+    def part(index, derive=None):
         piece = view[index]
-        return fetch(opened, options, piece, math.prod(piece.shape) * itemsize, retries)
+        return fetch(opened, options, piece, math.prod(piece.shape) * itemsize, retries, derive)
 
     spatial = [position for position, axis in enumerate(axes) if axis in source.spatial]
 
@@ -105,6 +106,9 @@ def resampled(opened: Opened, options: Options, read: Read, target: Target, meth
         k = spatial[depth] if depth < len(spatial) else None
         rows = _slab_rows(plans, k, itemsize, source.chunk_shape[axes[k]]) if k is not None else None
         if k is None or rows is None:
+            factors = downsampling.factors(plans, dtype, transform)
+            if factors is not None:  # tensorstore's downsample driver gives these voxels
+                return downsampling.read(plans, factors, fill, mask, post_transform, dtype, part)
             return resample.read(plans, fill, mask, transform, post_transform, dtype, part)
         return _by_slabs(lambda lo, hi: slabbed(lo, hi, depth + 1), first, last, k, rows, mask)
 
