@@ -9,7 +9,7 @@ the peers once each in a freshly shuffled order (``timing.interleaved``). The ca
 - pad (``read.py``): a box half outside the data with ``padding=0`` and ``padding="edge"``, against the raw read
   of the inside part plus ``np.pad``;
 - resample (``resample.py``): the whole 256^3 volume read at twice its voxel size, "nearest" against
-  tensorstore's strided read, "linear" against a raw read plus a numpy block mean;
+  tensorstore's strided read, "linear" against tensorstore's downsample driver (mean) of the same box;
 - write (``write.py``): ``write_index`` of 8 whole chunks against a raw tensorstore write in a context with
   ``file_io_sync`` off and no locks;
 - open: ``wa.open`` of a level path and of a group plus a level name, zarr v3, zarr v2 and precomputed, against
@@ -147,7 +147,8 @@ def read_cases(raw, vol, root: str, scale: Callable[[str], int]) -> dict[str, li
 
 
 def resample_cases(raw, vol, scale: Callable[[str], int]) -> list[Case]:
-    """resample.py's two cases: the raw floor, ours, and scipy's zoom as the peer when installed."""
+    """resample.py's two cases: the raw floor (a strided read; for linear, tensorstore's downsample driver), ours, and
+    scipy's zoom as the peer when installed."""
     out = []
     for name, target, calls in resample.cases(raw, vol):
         for label, call, _ in calls[2:3]:

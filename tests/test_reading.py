@@ -20,7 +20,7 @@ from hypothesis import given, settings, strategies as st
 
 import worldarray as wa
 from conftest import BUILDERS, arange_values, ome_pyramid
-from worldarray import reading, resample
+from worldarray import downsampling, reading, resample
 
 SHAPE, SIZE, TRANSLATION = (6, 7, 9), (8.0, 4.0, 2.0), (100.0, 50.0, 31.0)
 VALUES = arange_values(SHAPE, "uint16")
@@ -397,11 +397,12 @@ def vol():
 
 
 def _read(monkeypatch, slab_bytes, call):
-    """``call()`` with slabs of ``slab_bytes``, and how many slabs (resample.read calls) it took."""
+    """``call()`` with slabs of ``slab_bytes``, and how many slabs (resample.read or downsampling.read calls, the
+    numpy path's or the downsample driver's) it took."""
     monkeypatch.setattr(reading, "SLAB_BYTES", slab_bytes)
     calls = []
-    original = resample.read
-    monkeypatch.setattr(resample, "read", lambda *args: calls.append(1) or original(*args))
+    for module in (resample, downsampling):
+        monkeypatch.setattr(module, "read", lambda *args, original=module.read: calls.append(1) or original(*args))
     return call(), len(calls)
 
 

@@ -145,19 +145,21 @@ class Opened:
             for i, (a, n) in enumerate(zip(grid.axes, grid.shape, strict=True)))
         return f"{self.level_path!r}, {self.meta.format} {grid.dtype}, {{{axes}}}, placed_by={self.meta.placed_by!r}"
 
-    def fetch(self, view: ts.TensorStore, nbytes: int, policy: Retry) -> np.ndarray:
-        """Read a view of ``nbytes`` under the retry policy: attempt 1 inline, the loop only after a
-        failure."""
+    def fetch(self, view: ts.TensorStore, nbytes: int, policy: Retry,
+              derive: Callable[[ts.TensorStore], ts.TensorStore] | None = None) -> np.ndarray:
+        """Read a view of ``nbytes`` (or ``derive`` of it, a view computed from it) under the retry policy: attempt 1
+        inline, the loop only after a failure."""
         # Behaviour 6's formula gives the floor up to floor_bytes: the read path computes nothing it need not
         timeout = policy.timeout or (retry.FLOOR if nbytes <= self.floor_bytes
                                      else policy.attempt_timeout(nbytes, self.remote))
         if self.gzipped is not None and self.gzipped.pending:
             self.gzipped.check(view.domain.inclusive_min)
-        future = view.read()  # Retry.run's attempt 1, inline: the read path is measured against tensorstore's own
+        # Retry.run's attempt 1, inline: the read path is measured against tensorstore's own
+        future = (view if derive is None else derive(view)).read()
         try:
             return future.result(timeout=timeout)
         except Exception as error:  # later attempts send new requests rather than join the one pending
-            return policy.resume(error, future, lambda: self.reach.read(view), timeout, self.level_path)
+            return policy.resume(error, future, lambda: self.reach.read(view, derive), timeout, self.level_path)
 
 
 def then(first: Transform | None, second: Transform) -> Transform:

@@ -52,9 +52,11 @@ class Reach:
         context = retry_context(self.context) if fresh else self.context
         return ts.open(spec, context=context, read=True, write=self.writable)
 
-    def read(self, view: ts.TensorStore) -> Any:
-        """A read of ``view`` that sends new requests: a retry's, which must not join the one still pending."""
-        return retry.chain(self.view(view, fresh=True), lambda opened: opened.read())
+    def read(self, view: ts.TensorStore, derive: Callable[[ts.TensorStore], ts.TensorStore] | None = None) -> Any:
+        """A read of ``view`` (or of ``derive`` of it) that sends new requests: a retry's, which must not join the one
+        still pending."""
+        return retry.chain(self.view(view, fresh=True),
+                           lambda opened: (opened if derive is None else derive(opened)).read())
 
     def write(self, view: ts.TensorStore, data: Any, policy: retry.Retry, timeout: float, what: str) -> None:
         """Write ``data`` into ``view`` under ``policy``, each attempt after the first through a fresh view; a store

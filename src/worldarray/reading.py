@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from tensorstore import TensorStore
 
-from . import resample
+from . import downsampling, resample
 from .geometry import padded
 from .grid import Target
 from .handle import Opened, Options, Padding, Transform, checked_padding, then
@@ -43,9 +43,10 @@ class Read:
     kept: Sequence[int] | None = None
 
 
-def fetch(opened: Opened, options: Options, view: TensorStore, nbytes: int, retries: Retry | None) -> np.ndarray:
-    """Read a view of ``nbytes`` under the call's retry policy, else the handle's."""
-    return opened.fetch(view, nbytes, retries or options.retries or _NO_POLICY)
+def fetch(opened: Opened, options: Options, view: TensorStore, nbytes: int, retries: Retry | None,
+          derive: Callable[[TensorStore], TensorStore] | None = None) -> np.ndarray:
+    """Read a view of ``nbytes`` (or ``derive`` of it) under the call's retry policy, else the handle's."""
+    return opened.fetch(view, nbytes, retries or options.retries or _NO_POLICY, derive)
 
 
 def voxels(opened: Opened, options: Options, read: Read) -> Any:
@@ -82,7 +83,9 @@ def resampled(opened: Opened, options: Options, read: Read, target: Target, meth
 
     A read whose source block is over ``SLAB_BYTES`` goes slab by slab along its first spatial axis, and a slab
     still over it along the next, each slab's source whole chunks where the plan allows: a target voxel depends only
-    on its index, so the slabs are the one read, and the memory held is the output plus one slab of source.
+    on its index, so the slabs are the one read, and the memory held is the output plus one slab of source. Through
+    tensorstore's downsample driver a slab is ``DRIVER_SLABS`` times as large: the driver holds chunks in flight
+    and their means, not the decoded source block and its sums.
     """
     view, begin, end, mask, retries, post_transform = (read.view, read.begin, read.end, read.mask, read.retries,
                                                        read.post_transform)
@@ -93,18 +96,22 @@ def resampled(opened: Opened, options: Options, read: Read, target: Target, meth
     transform = read.transform if read.transform is not None else options.transform
     itemsize = dtype.itemsize
 
-    def part(index):
+    def part(index, derive=None):
         piece = view[index]
-        return fetch(opened, options, piece, math.prod(piece.shape) * itemsize, retries)
+        return fetch(opened, options, piece, math.prod(piece.shape) * itemsize, retries, derive)
 
     spatial = [position for position, axis in enumerate(axes) if axis in source.spatial]
 
     def slabbed(first, last, depth):  # slabs along the spatial axes in turn (z, then y, ...) while over budget
         plans = resample.plan_read(source.shape, source.voxel_size, source.translation, source.spatial, axes, first,
                                    last, target, method, fill == "edge")
+        factors = downsampling.factors(plans, dtype, transform)  # not None: tensorstore's driver gives these voxels
+        budget = SLAB_BYTES * (DRIVER_SLABS if factors is not None else 1)
         k = spatial[depth] if depth < len(spatial) else None
-        rows = _slab_rows(plans, k, itemsize, source.chunk_shape[axes[k]]) if k is not None else None
+        rows = _slab_rows(plans, k, itemsize, source.chunk_shape[axes[k]], budget) if k is not None else None
         if k is None or rows is None:
+            if factors is not None:
+                return downsampling.read(plans, factors, fill, mask, post_transform, dtype, part)
             return resample.read(plans, fill, mask, transform, post_transform, dtype, part)
         return _by_slabs(lambda lo, hi: slabbed(lo, hi, depth + 1), first, last, k, rows, mask)
 
@@ -131,16 +138,20 @@ def _by_slabs(read: Callable[[list[int], list[int]], Any], begin: Sequence[int],
 
 #: A resampled read whose source block is larger than this reads slab by slab (about this much source at a time).
 SLAB_BYTES = 8 * 2**20
+#: How many times SLAB_BYTES of source a slab read through the downsample driver covers: a linear 2x read of a
+#: 640^3 uint8 array grew peak memory by about 73 MiB so, against about 100 MiB by the numpy path's 8 MiB slabs
+#: (``benchmarks/memory.py``'s measure).
+DRIVER_SLABS = 2
 
 
-def _slab_rows(plans: Sequence[resample.AxisPlan], k: int, itemsize: int, chunk: int) -> int | None:
-    """Target rows per slab along axis ``k``, each slab about SLAB_BYTES of source in whole chunks of ``chunk``
-    source rows; None when the source block is within SLAB_BYTES (or empty), so it is read at once."""
+def _slab_rows(plans: Sequence[resample.AxisPlan], k: int, itemsize: int, chunk: int, budget: int) -> int | None:
+    """Target rows per slab along axis ``k``, each slab about ``budget`` bytes of source in whole chunks of
+    ``chunk`` source rows; None when the source block is within the budget (or empty), so it is read at once."""
     spans = [max(0, -(-(p.hi - p.lo) // p.step)) for p in plans]
     total = math.prod(spans) * itemsize
     rows_out = len(plans[k].valid)
-    if total <= SLAB_BYTES or spans[k] <= 1 or rows_out <= 1:
+    if total <= budget or spans[k] <= 1 or rows_out <= 1:
         return None
     row_bytes = total // spans[k]
-    source_rows = max(chunk, SLAB_BYTES // max(row_bytes, 1) // chunk * chunk)
+    source_rows = max(chunk, budget // max(row_bytes, 1) // chunk * chunk)
     return max(1, rows_out * source_rows // spans[k])

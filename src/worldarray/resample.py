@@ -21,7 +21,7 @@ import numpy as np
 from .geometry import centre_of, corners, from_centre, holding, in_voxels, inside, snap_integral, target_span
 
 __all__ = ["METHODS", "AxisPlan", "plan_axis", "plan_identity", "plan_read", "apply", "read", "target_extent",
-           "output_dtype"]
+           "output_dtype", "magnitude", "nothing_read", "blank", "placed"]
 
 METHODS = ("nearest", "linear")
 _NONE = np.zeros(0, np.int64)  # the arrays a plan of another kind does not use
@@ -36,8 +36,9 @@ class AxisPlan:
     the answer), "mean" (block sums from ``starts`` with ``counts`` voxels each) or "interp"
     (``index`` and ``index + 1`` weighted by ``1 - weight`` and ``weight``; arrays a kind does not use are
     empty); for "mean", ``index`` maps
-    each target voxel to its block when blocks repeat (None when they do not). ``valid`` marks the
-    target voxels whose centre (or block) lies in the data.
+    each target voxel to its block when blocks repeat (None when they do not), ``factor`` is the block size and
+    ``phase`` how far ``lo`` lies into its block (past 0 when the data's start cuts the first block short; 1 and 0
+    for the other kinds). ``valid`` marks the target voxels whose centre (or block) lies in the data.
     """
 
     lo: int
@@ -49,6 +50,8 @@ class AxisPlan:
     starts: np.ndarray
     counts: np.ndarray
     valid: np.ndarray
+    factor: int = 1
+    phase: int = 0
 
     @property
     def empty(self) -> bool:
@@ -118,7 +121,8 @@ def _plan_mean(j: np.ndarray, n: int, factor: int, aligned: int, edge: bool) -> 
     position = np.clip(np.searchsorted(real, blocks), 0, len(real) - 1)
     counts = np.where(ends > begins, ends - begins, 0)
     inverse = None if len(real) == len(blocks) and (real == blocks).all() else position
-    return AxisPlan(lo, hi, 1, "mean", inverse, _NONE, firsts - lo, counts, valid)
+    phase = lo - (aligned + int(real[0]) * factor)
+    return AxisPlan(lo, hi, 1, "mean", inverse, _NONE, firsts - lo, counts, valid, factor, phase)
 
 
 def _plan_interp(centres: np.ndarray, n: int, size: float) -> AxisPlan:
@@ -136,7 +140,7 @@ def _plan_interp(centres: np.ndarray, n: int, size: float) -> AxisPlan:
     return AxisPlan(lo, hi, 1, "interp", left - lo, weight, _NONE, _NONE, valid)
 
 
-def _largest(dtype: np.dtype) -> int | None:
+def magnitude(dtype: np.dtype) -> int | None:
     """The largest magnitude an integer (or boolean) dtype holds; None for floats."""
     if dtype.kind == "b":
         return 1
@@ -148,7 +152,7 @@ def _largest(dtype: np.dtype) -> int | None:
 
 def _accumulator(dtype: np.dtype, terms: int) -> np.dtype:
     """The narrowest dtype that holds a sum of ``terms`` values of ``dtype`` exactly."""
-    largest = _largest(dtype)
+    largest = magnitude(dtype)
     if largest is None:
         return np.dtype(np.complex128 if dtype.kind == "c" else np.float64)
     signed = dtype.kind == "i"
@@ -228,7 +232,7 @@ def apply(block: np.ndarray, plans: dict[int, AxisPlan], dtype: np.dtype) -> np.
         return data
     if not isinstance(divisor, int) or divisor != 1:
         # float32 quotients round exactly as float64 ones while every sum is below 2 ** 23
-        largest = _largest(block.dtype)
+        largest = magnitude(block.dtype)
         precise = np.float32 if largest is not None and terms * largest < 2**23 else np.float64
         with np.errstate(invalid="ignore", divide="ignore"):
             data = np.divide(data, np.maximum(divisor, 1), dtype=precise)
@@ -267,18 +271,33 @@ def read(plans: Sequence[AxisPlan], fill: Any, mask: bool, transform: Callable |
 
     ``plans`` holds one plan per axis read (an identity plan on axes that are not resampled); ``fetch`` reads a
     tuple of slices of the source. The transform runs before resampling, the cast back to the dtype (the
-    transform's, else the stored one) after it, then ``post_transform``, then the fill: padding is never
-    transformed. A voxel lies outside when it does on some axis, so the fill goes in axis by axis and the mask is
-    built only when asked for.
+    transform's, else the stored one) after it, then ``post_transform``, then the fill (``placed``).
     """
-    out_shape = tuple(len(p.valid) for p in plans)
-    if any(plan.empty for plan in plans) or 0 in out_shape:
-        data = np.full(out_shape, 0 if fill == "edge" else fill, output_dtype(dtype, transform))
-        return (data, _mask(plans)) if mask else data
+    if nothing_read(plans):
+        return blank(plans, fill, mask, output_dtype(dtype, transform))
     block = fetch(tuple(slice(p.lo, p.hi, p.step) for p in plans))
     if transform is not None:
         block = np.asarray(transform(block))
-    data = apply(block, dict(enumerate(plans)), block.dtype)
+    return placed(plans, apply(block, dict(enumerate(plans)), block.dtype), fill, mask, post_transform)
+
+
+def nothing_read(plans: Sequence[AxisPlan]) -> bool:
+    """Whether the plans read no source voxel: some axis's plan is empty, or asks for no target voxel."""
+    return any(plan.empty or len(plan.valid) == 0 for plan in plans)
+
+
+def blank(plans: Sequence[AxisPlan], fill: Any, mask: bool, dtype: np.dtype):
+    """The read of plans that read nothing: all fill (0 under "edge", which has no voxel to repeat)."""
+    data = np.full(tuple(len(p.valid) for p in plans), 0 if fill == "edge" else fill, dtype)
+    return (data, _mask(plans)) if mask else data
+
+
+def placed(plans: Sequence[AxisPlan], data: np.ndarray, fill: Any, mask: bool, post_transform: Callable | None):
+    """The resampled voxels ``data`` after ``post_transform``, the fill put where the plans say a voxel lies outside.
+
+    Padding is never transformed. A voxel lies outside when it does on some axis, so the fill goes in axis by axis
+    and the mask is built only when asked for.
+    """
     if post_transform is not None:
         data = np.asarray(post_transform(data))
     if fill != "edge" and not all(plan.valid.all() for plan in plans):
