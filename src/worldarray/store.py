@@ -20,7 +20,7 @@ import functools
 import json
 import os
 import threading
-from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from typing import Any, TypeVar
 
 import tensorstore as ts
@@ -30,6 +30,7 @@ from .context import few_connections, one_request, shared_context, watch
 from .diagnostics import logger
 from .machine import aws_credentials_configured
 from .machine import on_google_cloud as on_google_cloud  # the package's own modules reach it through store
+from .local_files import from_disk
 from .rounds import is_refusal
 from .paths import REMOTE_SCHEMES, basename, is_remote, join, normalize, parent, scheme, split, url
 from .paths import is_root as is_root  # the package's own modules reach it through store
@@ -437,7 +438,7 @@ def rereader(requests: Sequence[tuple[str, str]]) -> Callable[[float], tuple | N
 
 def _reread_disk(requests: list[_Request], wait: float) -> tuple | None:
     """Local documents read again from the file system, in order; None when any is not a plain answer."""
-    found = _from_disk(requests)
+    found = from_disk(requests)
     return tuple(found[request] for request in requests) if all(r in found for r in requests) else None
 
 
@@ -454,7 +455,7 @@ def _read(requests: list[_Request], context: ts.Context | None, policy: retry.Re
     """``read_documents`` outside any block: with ``keep_failures`` a failed document is ``rounds.Failed`` in the
     result instead of raised, and documents ``moot`` made pointless are left out."""
     named = {directory: normalize(directory) for directory in {directory for directory, _ in requests}}
-    documents: dict[_Request, Any] = _from_disk({(named[d], k) for d, k in requests if named[d][0] == "/"})
+    documents: dict[_Request, Any] = from_disk({(named[d], k) for d, k in requests if named[d][0] == "/"})
     groups: dict[str, dict[_Request, None]] = {}
     for directory, key in requests:
         if (named[directory], key) not in documents:
@@ -484,38 +485,6 @@ def _read(requests: list[_Request], context: ts.Context | None, policy: retry.Re
         _settle_all(answered, fallbacks, groups, documents, keep_failures)
     return {(directory, key): documents[(named[directory], key)] for directory, key in requests
             if (named[directory], key) in documents}
-
-
-def _from_disk(requests: Iterable[_Request]) -> dict[_Request, bytes | None]:
-    """Local documents read straight from the file system, answered as the file kvstore answers them: a missing
-    file, a directory or a path through a file is missing. A key tensorstore would refuse (an empty, ``.`` or
-    ``..`` segment) and any other error are left out, for the kvstore to read and name."""
-    found: dict[_Request, bytes | None] = {}
-    for directory, key in requests:
-        if any(segment in ("", ".", "..") for segment in key.split("/")):
-            continue
-        try:
-            found[(directory, key)] = _file_bytes(directory.rstrip("/") + "/" + key)
-        except OSError:
-            continue
-    return found
-
-
-def _file_bytes(name: str) -> bytes | None:
-    """A file's bytes, None when there is no file of that name (missing, a directory, or a path through a file)."""
-    try:
-        handle = os.open(name, os.O_RDONLY)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    try:
-        parts = []
-        while part := os.read(handle, 1 << 20):
-            parts.append(part)
-        return b"".join(parts)
-    except IsADirectoryError:
-        return None
-    finally:
-        os.close(handle)
 
 
 def _settle_all(answered: Mapping[str, Mapping[_Request, Any]], fallbacks: dict[str, _Fallback],

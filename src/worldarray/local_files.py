@@ -1,0 +1,44 @@
+"""A local document is read straight from the file system, answered as tensorstore's file kvstore answers it: a
+missing file, a directory or a path through a file is missing; a key that kvstore refuses and any other error are
+left for the kvstore to read and name."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+__all__ = ["from_disk", "file_bytes"]
+
+Request = tuple[str, str]
+
+
+def from_disk(requests: Iterable[Request]) -> dict[Request, bytes | None]:
+    """Local documents read straight from the file system, answered as the file kvstore answers them: a missing
+    file, a directory or a path through a file is missing. A key tensorstore would refuse (an empty, ``.`` or
+    ``..`` segment) and any other error are left out, for the kvstore to read and name."""
+    found: dict[Request, bytes | None] = {}
+    for directory, key in requests:
+        if any(segment in ("", ".", "..") for segment in key.split("/")):
+            continue
+        try:
+            found[(directory, key)] = file_bytes(directory.rstrip("/") + "/" + key)
+        except OSError:
+            continue
+    return found
+
+
+def file_bytes(name: str) -> bytes | None:
+    """A file's bytes, None when there is no file of that name (missing, a directory, or a path through a file)."""
+    try:
+        handle = os.open(name, os.O_RDONLY)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    try:
+        parts = []
+        while part := os.read(handle, 1 << 20):
+            parts.append(part)
+        return b"".join(parts)
+    except IsADirectoryError:
+        return None
+    finally:
+        os.close(handle)
