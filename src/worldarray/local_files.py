@@ -13,9 +13,8 @@ Request = tuple[str, str]
 
 
 def from_disk(requests: Iterable[Request]) -> dict[Request, bytes | None]:
-    """Local documents read straight from the file system, answered as the file kvstore answers them: a missing
-    file, a directory or a path through a file is missing. A key tensorstore would refuse (an empty, ``.`` or
-    ``..`` segment) and any other error are left out, for the kvstore to read and name."""
+    """Each request's bytes (None when missing); a key with an empty, ``.`` or ``..`` segment, which the kvstore
+    refuses, and a request that fails otherwise are left out."""
     found: dict[Request, bytes | None] = {}
     for directory, key in requests:
         if any(segment in ("", ".", "..") for segment in key.split("/")):

@@ -422,7 +422,7 @@ def rereader(requests: Sequence[tuple[str, str]]) -> Callable[[float], tuple | N
     anything is not a plain answer (an error, no answer within its ``wait`` seconds), for the caller to read them
     the full way. None for stores with more than one way (s3, gs)."""
     local = [(normalize(directory), key) for directory, key in requests]
-    if all(directory[0] == "/" for directory, _ in local):
+    if all(scheme(directory) == "file" for directory, _ in local):
         return functools.partial(_reread_disk, local)
     pairs = []
     for directory, key in requests:
@@ -455,7 +455,7 @@ def _read(requests: list[_Request], context: ts.Context | None, policy: retry.Re
     """``read_documents`` outside any block: with ``keep_failures`` a failed document is ``rounds.Failed`` in the
     result instead of raised, and documents ``moot`` made pointless are left out."""
     named = {directory: normalize(directory) for directory in {directory for directory, _ in requests}}
-    documents: dict[_Request, Any] = from_disk({(named[d], k) for d, k in requests if named[d][0] == "/"})
+    documents: dict[_Request, Any] = from_disk({(named[d], k) for d, k in requests if scheme(named[d]) == "file"})
     groups: dict[str, dict[_Request, None]] = {}
     for directory, key in requests:
         if (named[directory], key) not in documents:
