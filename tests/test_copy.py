@@ -372,10 +372,19 @@ def files_by_path(array: Path) -> dict[str, Path]:
     return {vol.chunk_key(index): array / vol.chunk_key(index) for index in vol.list_chunks()}
 
 
+#: tensorstore's file kvstore writes a chunk to ``<key>_<hex>.__lock`` and renames it onto the key; a write the kill
+#: cut short leaves that temporary file, which no reader takes for a chunk
+_IN_FLIGHT = re.compile(r"(.+)_[0-9a-f]+\.__lock$")
+
+
 def test_a_copy_resumed_after_a_kill_equals_an_uninterrupted_copy_byte_for_byte(killed):
     resumed, uninterrupted, at_kill, _ = killed
     assert 0 < len(at_kill) < 256  # killed mid-copy
-    assert files(resumed) == files(uninterrupted)
+    found = files(resumed)
+    left = {name for name in found if _IN_FLIGHT.match(name)}
+    assert {name: data for name, data in found.items() if name not in left} == files(uninterrupted)
+    # whatever the kill left is a temporary file, empty, of a unit the resume then wrote whole
+    assert all(found[name] == b"" and _IN_FLIGHT.match(name)[1] in found for name in left), sorted(left)
 
 
 def test_a_resumed_copy_rewrites_no_unit_stored_before_the_kill(killed):

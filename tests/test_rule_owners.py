@@ -202,6 +202,39 @@ def test_importing_the_package_starts_no_thread():
     assert result.stdout.strip() == "['MainThread']", result.stdout
 
 
+#: what an open for reading never needs, so ``import worldarray`` does not load it (each names its first user)
+_LOADED_LATER = ("worldarray.write", "worldarray.pyramid", "worldarray.neuroglancer",
+                 "worldarray.spatial_write", "worldarray.cli", "http.client", "urllib.request", "urllib.parse",
+                 "random", "pathlib")
+
+
+def test_importing_the_package_and_opening_for_reading_load_no_writing_or_http_module(tmp_path):
+    wa.create(tmp_path / "v.zarr/s0", (4, 4, 4), "uint8", 8, 4, chunks=4)
+    code = ("import sys, worldarray as wa; wa.open(sys.argv[1]).read_index((0, 0, 0), (2, 2, 2)); "
+            "print(sorted(set(sys.argv[2:]) & set(sys.modules)))")
+    result = subprocess.run([sys.executable, "-c", code, str(tmp_path / "v.zarr/s0"), *_LOADED_LATER],
+                            capture_output=True, text=True, timeout=60, check=True)
+    assert result.stdout.strip() == "[]", result.stdout
+    assert "worldarray.pyramid" in sys.modules, "the suite has loaded them, so the names above are real modules"
+
+
+def test_a_name_whose_module_loads_later_is_the_same_object_as_its_module_holds():
+    from worldarray import pyramid
+    from worldarray import write as write_module
+
+    assert (wa.create, wa.open_pyramid, wa.Pyramid) == (pyramid.create, pyramid.open_pyramid, pyramid.Pyramid)
+    assert (wa.write, wa.codecs_of, wa.ensure_group_entry) == (write_module, write.codecs_of, write.ensure_group_entry)
+    assert set(wa.__all__) <= set(dir(wa))
+    with pytest.raises(AttributeError, match="no attribute 'opne'"):
+        wa.opne  # noqa: B018
+
+
+def test_wa_copy_is_the_function_after_the_command_line_module_is_imported_first():
+    code = "import worldarray.cli, worldarray as wa; print(callable(wa.copy), wa.copy.__module__)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert result.stdout.split() == ["True", "worldarray.copy"], result.stdout
+
+
 def test_the_version_is_one_number_in_pyproject_and_the_package():
     text = (SOURCE.parent.parent / "pyproject.toml").read_text(encoding="utf-8")
     declared = next(line.split("=", 1)[1].strip().strip('"') for line in text.splitlines()

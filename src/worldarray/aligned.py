@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import tensorstore as ts
-from numpy.typing import ArrayLike
 
 from . import retry
 from .fields import exact_value
@@ -19,6 +19,9 @@ from .arguments import index_bounds
 from .geometry import BoxLike
 from .grid import Frame
 from .reach import Reach
+
+if TYPE_CHECKING:  # numpy.typing only annotates here
+    from numpy.typing import ArrayLike
 
 __all__ = ["write_index", "box_voxels"]
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, overload
+from typing import Any, Literal, TYPE_CHECKING, overload
 
 import numpy as np
-from numpy.typing import ArrayLike
 from tensorstore import Context, TensorStore
 
-from . import aligned, neuroglancer, reading, retry, store
+from . import aligned, reading, retry, store
 from .blocks import Blocks, blocks
 from .diagnostics import UnitsWarning, warn
 from .geometry import Box, BoxLike
@@ -31,6 +30,9 @@ from .levels import Level
 from .metadata import ArrayMeta
 from .retry import Retry
 from .units import NANOMETER, UnitsArgument
+
+if TYPE_CHECKING:  # numpy.typing only annotates here
+    from numpy.typing import ArrayLike
 
 __all__ = ["WorldArray", "open"]
 
@@ -558,14 +560,13 @@ class WorldArray(ArrayProtocol):
             raise ValueError(f"{self.level_path}: a handle with a resample target is not written; nothing is "
                              "resampled on write")
 
-    # ------------------------------------------------------------ viewing
+    # ------------------------------------------------------------ viewing, reopening, pickling
 
     def neuroglancer_layer(self, url: str | None = None, *, name: str | None = None) -> dict[str, Any]:
         """A Neuroglancer layer showing the stored voxels where this handle places them (``neuroglancer.layer``);
         ``url`` is the http(s), s3 or gs address ``path`` is served at, needed for a local store."""
+        from . import neuroglancer  # imported when first asked: a process that never shows a layer never loads it
         return neuroglancer.layer(self, url, name=name)
-
-    # ------------------------------------------------------------ copies
 
     def reopen(self, context: Context | None = None, **overrides: Any) -> WorldArray:
         """The same array opened again, on another context or with other open arguments (``open``'s keywords)."""

@@ -9,12 +9,13 @@ stores and hosts reached through a proxy are not asked: their servers take many 
 
 from __future__ import annotations
 
-import http.client
 import threading
-import urllib.parse
-import urllib.request
 
 from .diagnostics import logger
+
+# urllib and http.client (with the email, tempfile and shutil modules they pull in) are imported by the two functions
+# that ask a plain-http server, not with the package: an open of a local store or a cloud store never needs them, and
+# they cost a tenth of the package's import.
 
 __all__ = ["FEW", "limit", "learned", "forget"]
 
@@ -66,6 +67,9 @@ def forget(root: str | None = None) -> None:
 
 def _proxied(root: str) -> bool:
     """Whether requests to ``root`` go through a proxy named in the environment (curl reads the same variables)."""
+    import urllib.parse
+    import urllib.request
+
     host = urllib.parse.urlsplit(root).hostname or ""
     bypass = urllib.request.proxy_bypass_environment  # type: ignore[attr-defined]  # public, yet not in typeshed
     return "http" in urllib.request.getproxies_environment() and not bypass(host)
@@ -74,6 +78,9 @@ def _proxied(root: str) -> bool:
 def _asked(root: str, path: str, timeout: float) -> int | None | bool:
     """One HEAD request for ``path``: None when the answer keeps the connection open, ``FEW`` when it does not,
     False when there is no answer."""
+    import http.client
+    import urllib.parse
+
     where = urllib.parse.urlsplit(root)
     connection = http.client.HTTPConnection(where.hostname or "", where.port, timeout=timeout)
     try:

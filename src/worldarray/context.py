@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import os
-import pathlib
 import threading
 import warnings
 import weakref
@@ -267,9 +266,10 @@ def _before_fork() -> None:
 def tensorstore_version() -> str:
     """The installed tensorstore's version: from the one ``tensorstore-*.dist-info`` directory beside the package (a
     directory listing), else as ``importlib.metadata`` finds it (which reads every installed distribution)."""
-    found = list(pathlib.Path(ts.__file__).resolve().parent.parent.glob("tensorstore-*.dist-info"))
+    site = os.path.dirname(os.path.dirname(os.path.realpath(ts.__file__)))
+    found = [name for name in os.listdir(site) if name.startswith("tensorstore-") and name.endswith(".dist-info")]
     if len(found) == 1:
-        return found[0].name[len("tensorstore-"):-len(".dist-info")]
+        return found[0][len("tensorstore-"):-len(".dist-info")]
     import importlib.metadata  # only where the listing does not tell: it costs tens of milliseconds
 
     return importlib.metadata.version("tensorstore")

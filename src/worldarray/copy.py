@@ -35,8 +35,6 @@ from .grid import Grid
 from .keys import key_speller
 from .levels import Level
 from .paths import PathLike
-from .pyramid import create, open_pyramid
-from .spatial_write import create_spatial, spatial_attributes
 from .units import NANOMETER, UnitsArgument, factor, kind
 
 __all__ = ["copy", "Progress", "CopyError", "EXTENTS", "EXISTS_COPY"]
@@ -318,6 +316,9 @@ def _target(path: PathLike, plan_: _Plan, dtype: np.dtype, exists: str, create_o
             ) -> WorldArray:
     """The target array, created from the plan's grid (adopted when it exists and ``exists="resume"``): OME-NGFF,
     or placed by ``spatial:`` attributes for a north-up or CRS-placed source."""
+    from .pyramid import create  # the writing modules load with the first copy, not with the package
+    from .spatial_write import create_spatial, spatial_attributes
+
     vol, grid = plan_.source, plan_.grid
     adopt = "adopt" if exists == "resume" else "error"
     if not _placed_by_crs(vol, grid):
@@ -437,6 +438,8 @@ def copy(source: PathLike | WorldArray, target: PathLike, *, box: BoxLike | None
         if voxel_size is not None:
             raise ValueError(f"voxel_size is {voxel_size!r}; a group source copies each level at its own size "
                              "(pass level= to copy one level resampled)")
+        from .pyramid import open_pyramid
+
         pyramid = open_pyramid(source, context=context, retries=retries)
         names = pyramid.names if levels is None else tuple(levels)
         handles = [_source_handle(source, voxel_size, method, {**options, "level": name}) for name in names]

@@ -18,7 +18,7 @@ from typing import Any, TypeAlias
 import numpy as np
 import tensorstore as ts
 
-from . import resample, retry, rounds, store, write
+from . import resample, retry, rounds, store
 from .arguments import flag, one_of, retries_or_none
 from .coordinates import check_coordinates
 from .diagnostics import noticing
@@ -169,6 +169,13 @@ def then(first: Transform | None, second: Transform) -> Transform:
     return lambda data: second(first(data))
 
 
+def _stores_fill(meta: ArrayMeta) -> bool:
+    """``write.stores_fill``, with ``write`` imported by the first open for writing, not by the package."""
+    from .write import stores_fill
+
+    return stores_fill(meta)
+
+
 def _base_unit(options: Options) -> str:
     """The unit ``base_voxel_size`` is in: ``base_units``, else the spatial unit asked for, else nanometres."""
     return options.base_units or Request.of(options.units).space or NANOMETER
@@ -315,9 +322,9 @@ def _open_level(path: str, options: Options, context: ts.Context | None) -> Open
 
     policy = mismatch_policy(options.on_mismatch, options.level_mode)
     frame = frame_of(source, options.voxel_size, policy, options.anchor, options.select, refuse)
-    writing = options.mode == "r+"  # the read path calls nothing of ``write``
+    writing = options.mode == "r+"  # the read path calls nothing of ``write``, nor imports it
     view, reach = reach_array(choice.found, context, write=writing,
-                              store_fill=writing and (options.store_fill or write.stores_fill(meta)))
+                              store_fill=writing and (options.store_fill or _stores_fill(meta)))
     return Opened(path, level_path, choice.name, choice.names, choice.listed, node, meta, frame,
                    pinned(view, frame.pins), store.is_remote(level_path),
                    retry.floor_bytes(store.is_remote(level_path)),

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import os
-import pathlib
 import re
 from collections.abc import Sequence
 from typing import TypeAlias
@@ -77,7 +76,7 @@ def _normalized(text: str, cwd: str | None) -> str:
 
 
 def _local(text: str) -> str:
-    absolute = pathlib.PurePath(os.path.abspath(os.path.expanduser(text))).as_posix()
+    absolute = os.path.abspath(os.path.expanduser(text)).replace(os.sep, "/")
     return "/" + absolute.lstrip("/") if absolute.startswith("//") else absolute
 
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, NoReturn, overload
+from typing import Any, NoReturn, TYPE_CHECKING, overload
 
 import tensorstore as ts
-from numpy.typing import DTypeLike
 
 from . import retry, rounds, store, write
 from .array import WorldArray
@@ -35,6 +34,9 @@ from .ome import first_listing
 from .ome_write import group_axis_types
 from .units import NANOMETER, Request, UnitsArgument
 from .write import Codecs, codecs_of
+
+if TYPE_CHECKING:  # numpy.typing only annotates here
+    from numpy.typing import DTypeLike
 
 __all__ = ["Pyramid", "open_pyramid", "create"]
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import random
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -116,7 +115,7 @@ class Retry:
 
     def sleep_before(self, attempt: int) -> float:
         """The seconds slept before attempt ``attempt`` (from 2)."""
-        return self.base_delay * 1.3 ** (attempt - 2) + random.uniform(0, 1)
+        return self.base_delay * 1.3 ** (attempt - 2) + _uniform(1)
 
     def run(self, start: Callable[[], _Future], timeout: float, what: str = "read", *,
             again: Callable[[], _Future] | None = None) -> Any:
@@ -263,6 +262,13 @@ def poll(check: Callable[[], T | None], attempts: int = RACE_ATTEMPTS, delay: fl
     return None
 
 
+def _uniform(high: float) -> float:
+    """A random pause in [0, ``high``); ``random`` is imported by the first retry, not by every process."""
+    import random
+
+    return random.uniform(0, high)
+
+
 def settle(step: Callable[[], T | None], what: str, attempts: int = CONFLICT_ATTEMPTS) -> T:
     """Call ``step`` until it returns something (None means another writer got there first), pausing a random
     moment between calls; RuntimeError naming ``what`` after ``attempts`` calls."""
@@ -270,7 +276,7 @@ def settle(step: Callable[[], T | None], what: str, attempts: int = CONFLICT_ATT
         settled = step()
         if settled is not None:
             return settled
-        time.sleep(random.uniform(0, CONFLICT_DELAY * attempt))
+        time.sleep(_uniform(CONFLICT_DELAY * attempt))
     raise RuntimeError(f"{what}: other writers changed it first {attempts} times in a row; nothing of ours was "
                        "written")
 

@@ -17,11 +17,10 @@ import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any, TYPE_CHECKING, TypeAlias
 
 import numpy as np
 import tensorstore as ts
-from numpy.typing import DTypeLike
 
 from . import conditional, consolidated, retry, rounds, store
 from .context import locking_context, shared_context
@@ -39,6 +38,9 @@ from .ome import first_listing, walk
 from .ome_write import (AXIS_TYPES, OME_VERSIONS, axis_units, check_dimension_names, group_axis_types, listed_axes,
                         ome_multiscales, type_differences, with_entry)
 from .units import NANOMETER, UnitsArgument, convert
+
+if TYPE_CHECKING:  # numpy.typing only annotates here
+    from numpy.typing import DTypeLike
 
 __all__ = ["OME_VERSIONS", "AXIS_TYPES", "ome_multiscales", "level_placement", "level_shape", "codecs_of",
            "axis_units", "ensure_group_entry"]
