@@ -248,3 +248,41 @@ def test_detect_times_out_under_its_retries(silent_server, missing_ok):
     policy = wa.Retry(timeout=0.1, max_attempts=2, base_delay=0)
     with pytest.raises(TimeoutError, match=rf"{silent_server}/v\.zarr/zarr\.json.*no answer after 2 attempts"):
         wa.detect(f"{silent_server}/v.zarr", missing_ok=missing_ok, retries=policy)
+
+
+# ---------------------------------------------------------------- each document parsed once per reading open
+
+
+def test_a_reading_open_parses_each_document_it_reads_once(tmp_path, monkeypatch):
+    import importlib
+
+    from worldarray import handle
+
+    detect = importlib.import_module("worldarray.detect")  # wa.detect is the function
+    for i in range(2):
+        wa.create(tmp_path / f"g.zarr/s{i}", (8 >> i,) * 3, "uint8", 2 ** (i + 1), 2**i, chunks=4)
+    parsed = []
+    monkeypatch.setattr(detect, "document", lambda raw, url: parsed.append(url) or fields.document(raw, url))
+    handle.forget_opens()
+    vol = wa.open(tmp_path / "g.zarr", level="s1")
+    assert vol.shape == (4, 4, 4) and vol.voxel_size == (4.0, 4.0, 4.0)
+    assert parsed and len(parsed) == len(set(parsed)), sorted(parsed)
+
+
+def test_a_block_that_may_write_parses_a_document_every_time_it_is_asked():
+    from worldarray import rounds
+
+    calls = []
+    raw = b'{"zarr_format": 3}'
+
+    def parse(text):
+        calls.append(text)
+        return json.loads(text)
+
+    reading, writing = rounds.Answers(prune=True), rounds.Answers(prune=False)
+    for answers in (reading, writing):
+        first = answers.parsed_once(("a", "zarr.json"), raw, parse)
+        assert answers.parsed_once(("a", "zarr.json"), raw, parse) == first
+    assert len(calls) == 3  # once in the reading block, twice in the writing one
+    reading.parsed_once(("a", "zarr.json"), bytes(bytearray(raw)), parse)  # the document read again: parsed again
+    assert len(calls) == 4

@@ -37,7 +37,14 @@ _ANCESTOR_KEYS = ("zarr.json", ".zattrs")
 
 
 def _parse(directory: str, key: str, raw: bytes | None) -> Any:
-    return None if raw is None else document(raw, store.url(directory, key))
+    """The document ``raw`` holds, parsed once per reading block (``rounds.Answers.parsed_once``)."""
+    if raw is None:
+        return None
+    answers = rounds.current()
+    url = store.url(directory, key)
+    if answers is None:
+        return document(raw, url)
+    return answers.parsed_once((directory, key), raw, lambda text: document(text, url))
 
 
 def _docs(directory: str, raw: Mapping, keys) -> dict:

@@ -189,6 +189,19 @@ class Answers:
         self.used: dict[Request, bytes | None] = {}
         self.failed = False
         self.prune = prune  # documents made pointless by the others are served as missing (``MOOT``)
+        #: documents parsed from these answers, by request, beside the bytes parsed: a block that prunes only reads,
+        #: so a document its answers hold is parsed once (``parsed``)
+        self.parsed: dict[Request, tuple[bytes, Any]] = {}
+
+    def parsed_once(self, request: Request, raw: bytes, parse: Callable[[bytes], Any]) -> Any:
+        """``parse(raw)``, the answer to ``request``; in a block that prunes, parsed once and then handed out again
+        for the same bytes (a block that may write re-parses every time: it may change what it was handed)."""
+        if not self.prune:
+            return parse(raw)
+        kept = self.parsed.get(request)
+        if kept is None or kept[0] is not raw:
+            kept = self.parsed[request] = (raw, parse(raw))
+        return kept[1]
 
     def unknown(self, requests: Iterable[Request], moot: Moot | None = None) -> list[Request]:
         """The requests not known yet; with ``moot``, those the answers known make pointless are first known as
