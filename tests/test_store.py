@@ -557,3 +557,37 @@ def test_the_guard_turned_off_leaves_the_environment_alone(tmp_path, monkeypatch
 
 
 # -- zarr v2 compressors ----------------------------------------------------------------------------------
+
+
+def test_a_local_open_of_a_listed_level_reads_nothing_above_its_group(tmp_path, monkeypatch):
+    from worldarray import handle
+
+    for i in range(2):
+        wa.create(tmp_path / f"deep/a/g.zarr/s{i}", (8 >> i,) * 3, "uint8", 2 ** (i + 1), 2**i, chunks=4)
+    read: list[tuple[str, str]] = []
+    reading = store.from_disk
+    monkeypatch.setattr(store, "from_disk", lambda requests: read.extend(requests) or reading(requests))
+    handle.forget_opens()
+    vol = wa.open(tmp_path / "deep/a/g.zarr/s1")
+    assert vol.voxel_size == (4.0, 4.0, 4.0) and read
+    group = (tmp_path / "deep/a/g.zarr").as_posix()
+    assert {directory for directory, _ in read} <= {group, group + "/s1"}, sorted(set(read))
+
+
+def test_a_local_open_of_a_level_its_parent_does_not_list_reads_the_ancestors_that_do(tmp_path):
+    wa.create(tmp_path / "crop.zarr/seg/s0", (8, 8, 8), "uint8", 2, 1, chunks=4)
+    wa.create(tmp_path / "crop.zarr/seg/s1", (4, 4, 4), "uint8", 4, 2, chunks=4)
+    group_doc = tmp_path / "crop.zarr/seg/zarr.json"
+    document = json.loads(group_doc.read_text())
+    (tmp_path / "crop.zarr/zarr.json").write_text(json.dumps(_paths_prefixed(document, "seg/")))
+    group_doc.write_text(json.dumps({"zarr_format": 3, "node_type": "group", "attributes": {}}))
+    vol = wa.open(tmp_path / "crop.zarr/seg/s1")
+    assert vol.levels == ("seg/s0", "seg/s1") and vol.voxel_size == (4.0, 4.0, 4.0)
+
+
+def _paths_prefixed(document: dict, prefix: str) -> dict:
+    """A group document whose multiscales name each level by its path from one directory further up."""
+    for multiscale in document["attributes"]["ome"]["multiscales"]:
+        for dataset in multiscale["datasets"]:
+            dataset["path"] = prefix + dataset["path"]
+    return document

@@ -136,17 +136,20 @@ def probe(path: str, above: Gathered | None = None, level: Any = None) -> Gather
     """``gather``, or None when nothing is at ``path``."""
     path = store.normalize(path)
     with rounds.remembering():
-        requests, moot = requests_for(path, above, level)
-        store.prefetch(requests, moot)
+        requests, moot, later = requests_for(path, above, level)
+        store.prefetch(requests, moot, later)
         return _gathered(path, above)
 
 
-def requests_for(path: str, above: Gathered | None = None, level: Any = None) -> tuple[list, Callable]:
-    """Every document ``gather`` may read for ``path`` (and a ``level`` named under it), most decisive first, and the
-    rule that says which of them the answers so far make pointless (``store.prefetch``).
+def requests_for(path: str, above: Gathered | None = None,
+                 level: Any = None) -> tuple[list, Callable, list]:
+    """Every document ``gather`` may read for ``path`` (and a ``level`` named under it), most decisive first, the
+    rule that says which of them the answers so far make pointless, and those the answers to the directories' own
+    keys often make so (``store.prefetch``).
 
     The path's probe keys and its parent's, the parent's s0 for an N5 level sN, the named level's probe keys (and
     its group's s0), then the OME documents of up to three further ancestors; with ``above`` only the path's own.
+    The s0 documents and the further ancestors' are the often pointless ones.
     """
     up = None if above is not None else store.parent(path)
     up = None if up is None or store.is_root(up) else up
@@ -163,8 +166,10 @@ def requests_for(path: str, above: Gathered | None = None, level: Any = None) ->
     if above is not None:
         requests += _first_level_key(path, above.node)
     chain = _chain(path) if up else ()
-    requests += [(d, key) for d in chain for key in _ANCESTOR_KEYS]
-    return requests, functools.partial(_moot, path, up, own[-1] if named else None, first_levels)
+    further = [(d, key) for d in chain for key in _ANCESTOR_KEYS]
+    requests += further
+    moot = functools.partial(_moot, path, up, own[-1] if named else None, first_levels)
+    return requests, moot, list(first_levels) + further
 
 
 @functools.lru_cache(maxsize=4096)

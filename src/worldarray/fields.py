@@ -179,7 +179,7 @@ def mapping(value: Any, url: str, key: str, *, required: bool = False) -> Mappin
     """
     if value is None and not required:
         return {}
-    if not isinstance(value, Mapping):
+    if value.__class__ is not dict and not isinstance(value, Mapping):  # a parsed document's objects are dicts
         raise ValueError(f"{where(url, key)} is {_shown(value)}; expected an object")
     return value
 
@@ -226,7 +226,7 @@ def text(value: Any, url: str, key: str) -> str:
 
 
 def list_of(value, url, key, length=None, kind="numbers"):
-    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__len__"):
+    if value.__class__ is not list and (isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__len__")):
         raise ValueError(f"{where(url, key)} is {_shown(value)}; expected a list of {kind}")
     if length is not None and len(value) != length:
         raise ValueError(f"{where(url, key)} is {list(value)!r} ({len(value)} entries); expected {length} entries, "
@@ -325,14 +325,13 @@ def native_dtype(value: Any, label: str) -> np.dtype:
     ...
     ValueError: dtype is ','; expected a data type numpy knows
     """
-    message = f"{label} is {value!r}; expected a data type numpy knows"
     if value is None:  # np.dtype(None) is float64: a missing type must not pass for one
-        raise ValueError(message)
+        raise ValueError(f"{label} is None; expected a data type numpy knows")
     try:
         spec = [tuple(v) for v in value] if isinstance(value, list) else value
         return np.dtype(spec).newbyteorder("=")
     except (TypeError, ValueError, SyntaxError) as error:  # numpy parses a string with a comma as Python
-        raise ValueError(message) from error
+        raise ValueError(f"{label} is {value!r}; expected a data type numpy knows") from error
 
 
 # ---------------------------------------------------------------- values a dtype holds

@@ -17,7 +17,8 @@ def from_disk(requests: Iterable[Request]) -> dict[Request, bytes | None]:
     refuses, and a request that fails otherwise are left out."""
     found: dict[Request, bytes | None] = {}
     for directory, key in requests:
-        if any(segment in ("", ".", "..") for segment in key.split("/")):
+        spelled = f"/{key}/"
+        if "//" in spelled or "/./" in spelled or "/../" in spelled:
             continue
         try:
             found[(directory, key)] = file_bytes(directory.rstrip("/") + "/" + key)

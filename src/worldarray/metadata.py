@@ -12,6 +12,7 @@ reaches this module: ``wa.metadata`` is the function that reads a path.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -93,7 +94,8 @@ class ArrayMeta:
             raise ValueError(f"{self.path}: format is {self.format!r}; expected one of {tuple(RULES)}")
         if self.placed_by not in placed_by_names():
             raise ValueError(f"{self.path}: placed_by is {self.placed_by!r}; expected one of {placed_by_names()}")
-        object.__setattr__(self, "dtype", native_dtype(self.dtype, f"{self.path}: ArrayMeta.dtype"))
+        if not isinstance(self.dtype, np.dtype) or not self.dtype.isnative:  # as parsed, it is native already
+            object.__setattr__(self, "dtype", native_dtype(self.dtype, f"{self.path}: ArrayMeta.dtype"))
         object.__setattr__(self, "voxel_size", _floats(self.voxel_size))
         object.__setattr__(self, "translation", _floats(self.translation))
         if self.spatial_axes is not None:
@@ -269,6 +271,7 @@ def parse(source: Source, metadata_conflicts: str = "error") -> ArrayMeta:
 FORMATS = tuple(RULES)
 
 
+@functools.cache
 def placed_by_names() -> tuple[str | None, ...]:
     """Every ``placed_by`` value: the name of each rule in ``RULES``, and None when nothing placed the array."""
     names: list[str | None] = []

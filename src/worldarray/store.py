@@ -20,7 +20,7 @@ import functools
 import json
 import os
 import threading
-from collections.abc import Callable, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Collection, Mapping, MutableMapping, Sequence
 from typing import Any, TypeVar
 
 import tensorstore as ts
@@ -391,19 +391,27 @@ def read_documents(requests: Sequence[tuple[str, str]], *, context: ts.Context |
     return answers.serve(list(requests), lambda missing: _read(missing, context, policy, keep_failures=True))
 
 
-def prefetch(requests: Sequence[tuple[str, str]], moot: rounds.Moot | None = None) -> None:
+def prefetch(requests: Sequence[tuple[str, str]], moot: rounds.Moot | None = None,
+             later: Collection[tuple[str, str]] = ()) -> None:
     """Read ``requests`` into the ``rounds.remembering`` block the caller is in, in one round, so that a later
     ``read_documents`` of them is answered from memory; a failure is kept and raised to whoever asks. Outside a
     block this does nothing.
 
     ``requests`` come most decisive first. In a block that prunes, ``moot(answers)`` names those the answers make
     pointless: they read as missing, and a store sent few requests at once (``connections``) never sends them.
+    Those of ``requests`` also in ``later`` are read after the others' answers have said whether they are moot
+    when every request is of a local file (where a second round costs nothing), in the same round otherwise.
     """
     answers = rounds.current()
     if answers is None:
         return
     moot = moot if answers.prune else None
     missing = answers.unknown(requests, moot)
+    if moot is not None and later and all(scheme(directory) == "file" for directory, _ in missing):
+        put_off = set(later)
+        first = [request for request in missing if request not in put_off]
+        answers.learn(first, _read(first, None, _policy(None, None), keep_failures=True), moot)
+        missing = answers.unknown(requests, moot)
     if missing:
         answers.learn(missing, _read(missing, None, _policy(None, None), keep_failures=True, moot=moot), moot)
         answers.unknown(requests, moot)
