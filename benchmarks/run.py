@@ -15,6 +15,11 @@ the peers once each in a freshly shuffled order (``timing.interleaved``). The ca
 - open: ``wa.open`` of a level path and of a group plus a level name, zarr v3, zarr v2 and precomputed, against
   tensorstore's own ``ts.open`` of the level on ``wa.shared_context()``; locally, and over a loopback HTTP server
   (``slow_http.py``) that waits 10 ms before every answer, where the requests and rounds of each open are counted;
+  locally also a first open of a level of a 32-level zarr v3 group, by its path and by the group and its name;
+- list (``listing.py``): ``vol.list_chunks()`` of a zarr v3 array of 32^3 stored chunks against tensorstore's own
+  kvstore listing of the array's keys;
+- fresh (``fresh.py``): a new Python process that runs ``import worldarray; wa.open(level)`` against one that runs
+  ``import tensorstore; ts.open(level)``, with bytecode cached as an installed package has it;
 - memory (``memory.py``): the growth of peak RSS of a linear 2x resample of a 384^3 uint8 array in a fresh
   process, beside a plain read's, as a multiple of the source block;
 - copy (``copies.py``): ``wa.copy`` of a whole 512^3 uint8 array against tensorstore's ``dst.write(src)``, a 2x
@@ -55,6 +60,8 @@ from worldarray.handle import forget_opens
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import copies  # noqa: E402
+import fresh  # noqa: E402
+import listing  # noqa: E402
 import memory  # noqa: E402
 import read  # noqa: E402
 import resample  # noqa: E402
@@ -67,13 +74,14 @@ try:  # a peer, never a dependency of worldarray
 except ImportError:
     zarr = None
 
-SECTIONS = ("read", "pad", "resample", "write", "open", "open-http", "memory", "copy")
+SECTIONS = ("read", "pad", "resample", "write", "open", "open-http", "list", "fresh", "memory", "copy")
 #: rounds per case by default; --quick multiplies them by QUICK (and takes at least MIN_ROUNDS)
 ROUNDS = {"small": 2000, "large": 500, "resample": 80, "write": 1500, "open": 1000, "open-http": 150,
-          "copy": 15}
+          "list": 15, "fresh": 20, "copy": 15}
 QUICK, MIN_ROUNDS = 0.2, 5
 MEMORY_REPEAT = {"full": 5, "quick": 3}  # fresh processes per memory figure; the median is shown
 OPEN_TARGETS = {"local": (2.0, 2.5), "http": (1.3, 1.4)}  # (level path, group + level)
+MANY_LEVELS, MANY_TARGET = 32, 2.5  # a first open of a level of a group of this many levels, and its target
 
 
 @dataclasses.dataclass(frozen=True)
@@ -206,6 +214,9 @@ def build_opens(root: str) -> None:
                  "encoding": "raw"}
         ts.open({"driver": "neuroglancer_precomputed", "kvstore": f"file://{root}/vol.precomputed/",
                  "multiscale_metadata": multiscale, "scale_metadata": scale}, create=True).result()
+    for i in range(MANY_LEVELS):  # level i at (i + 1) times s0's voxel size, corners at the origin
+        shape = tuple(max(1, n // (i + 1)) for n in OPEN_SHAPE)
+        wa.create(f"{root}/many.zarr/s{i}", shape, "uint8", 8 * (i + 1), 4 * (i + 1), chunks=OPEN_CHUNK, format="zarr3")
 
 
 def opener(call: Callable, *args, **kwargs) -> Callable[[], object]:
@@ -263,6 +274,30 @@ def open_cases(base: str, kvstore: str, rounds: int, server: SlowServer | None =
         assert shapes == {OPEN_SHAPE}, f"open {fmt}{over}: shapes {shapes}, expected {OPEN_SHAPE}"
         out.append(Case(floor, ours, rounds, warmup=3, server=server))
     return out
+
+
+def many_levels_case(root: str, rounds: int) -> Case:
+    """A first open of s0 of the 32-level group, by its path and by the group with the level named, against
+    tensorstore's open of s0."""
+    floor = opener(ts_open, {"driver": "zarr3", "kvstore": f"file://{root}/many.zarr/s0/"}, wa.shared_context())
+    name = f"open zarr v3, {MANY_LEVELS} levels"
+    ours = (Ours(f"{name}, level path, first", opener(first_open, f"{root}/many.zarr/s0"), MANY_TARGET),
+            Ours(f"{name}, group + level, first", opener(first_open, f"{root}/many.zarr", level="s0"), MANY_TARGET))
+    shapes = {tuple(floor().domain.shape)} | {o.call().shape for o in ours}
+    assert shapes == {OPEN_SHAPE}, f"{name}: shapes {shapes}, expected {OPEN_SHAPE}"
+    return Case(floor, ours, rounds, warmup=3)
+
+
+def list_case(root: str, rounds: int) -> Case:
+    """listing.py's case: the kvstore listing of 32^3 chunk keys, and ``list_chunks``, checked first."""
+    floor, ours = listing.cases(listing.build(root))
+    return Case(floor, (Ours(f"list_chunks, {listing.SIDE ** 3} chunks", ours, listing.TARGET),), rounds, warmup=2)
+
+
+def fresh_case(root: str, rounds: int) -> Case:
+    """fresh.py's case: a new process's import and open of a level, ours against tensorstore's, checked first."""
+    calls = list(fresh.cases(fresh.build(root)).items())
+    return Case(calls[0][1], (Ours(f"new process: {calls[1][0]}", calls[1][1], fresh.TARGET),), rounds, warmup=2)
 
 
 def copy_cases(root: str, scale: Callable[[str], int]) -> tuple[str, list[Case]]:
@@ -397,10 +432,16 @@ def run(sections: Sequence[str], root: str, scale: Callable[[str], int], repeat:
         build_opens(root)
         for case in open_cases(root, f"file://{root}", scale("open")) if "open" in sections else ():
             report(measure("open", case))
+        if "open" in sections:
+            report(measure("open", many_levels_case(root, scale("open"))))
         if "open-http" in sections:
             with SlowServer(root) as server:
                 for case in open_cases(server.url, server.url, scale("open-http"), server):
                     report(measure("open-http", case))
+    if "list" in sections:
+        report(measure("list", list_case(root, scale("list"))))
+    if "fresh" in sections:
+        report(measure("fresh", fresh_case(root, scale("fresh"))))
     if "memory" in sections:
         report([memory_row(root, repeat)])
     if "copy" in sections:

@@ -154,6 +154,8 @@ class ArrayMeta:
         sizes, shifts, names = convert(self.voxel_size, self.translation, self.units,
                                        request.targets(self.units, self.spatial), self.spatial, where=self.path,
                                        axes=self.axes, strict=strict)
+        if (tuple(sizes), tuple(shifts), tuple(names)) == (self.voxel_size, self.translation, self.units):
+            return self  # stored in the units asked for already
         return dataclasses.replace(self, voxel_size=sizes, translation=shifts, units=names)
 
     def in_nm(self) -> ArrayMeta:

@@ -96,7 +96,10 @@ def scheme(path: str | os.PathLike) -> str:
     >>> scheme("/tmp/a"), scheme("gs://bucket/a")
     ('file', 'gs')
     """
-    match = _SCHEME_PATTERN.match(normalize(path))
+    spelled = normalize(path)
+    if spelled.startswith("/"):  # a local path's one spelling is absolute; a URL's starts with its scheme
+        return "file"
+    match = _SCHEME_PATTERN.match(spelled)
     return "file" if match is None else match.group(1)
 
 

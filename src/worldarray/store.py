@@ -407,7 +407,7 @@ def prefetch(requests: Sequence[tuple[str, str]], moot: rounds.Moot | None = Non
         return
     moot = moot if answers.prune else None
     missing = answers.unknown(requests, moot)
-    if moot is not None and later and all(scheme(directory) == "file" for directory, _ in missing):
+    if moot is not None and later and all(scheme(directory) == "file" for directory in {d for d, _ in missing}):
         put_off = set(later)
         first = [request for request in missing if request not in put_off]
         answers.learn(first, _read(first, None, _policy(None, None), keep_failures=True), moot)
@@ -463,7 +463,8 @@ def _read(requests: list[_Request], context: ts.Context | None, policy: retry.Re
     """``read_documents`` outside any block: with ``keep_failures`` a failed document is ``rounds.Failed`` in the
     result instead of raised, and documents ``moot`` made pointless are left out."""
     named = {directory: normalize(directory) for directory in {directory for directory, _ in requests}}
-    documents: dict[_Request, Any] = from_disk({(named[d], k) for d, k in requests if scheme(named[d]) == "file"})
+    local = {directory for directory, spelled in named.items() if scheme(spelled) == "file"}
+    documents: dict[_Request, Any] = from_disk({(named[d], k) for d, k in requests if d in local})
     groups: dict[str, dict[_Request, None]] = {}
     for directory, key in requests:
         if (named[directory], key) not in documents:
