@@ -136,20 +136,21 @@ def probe(path: str, above: Gathered | None = None, level: Any = None) -> Gather
     """``gather``, or None when nothing is at ``path``."""
     path = store.normalize(path)
     with rounds.remembering():
-        requests, moot, later = requests_for(path, above, level)
-        store.prefetch(requests, moot, later)
+        requests, moot, stages = requests_for(path, above, level)
+        store.prefetch(requests, moot, stages)
         return _gathered(path, above)
 
 
 def requests_for(path: str, above: Gathered | None = None,
-                 level: Any = None) -> tuple[list, Callable, list]:
+                 level: Any = None) -> tuple[list, Callable, list[list]]:
     """Every document ``gather`` may read for ``path`` (and a ``level`` named under it), most decisive first, the
-    rule that says which of them the answers so far make pointless, and those the answers to the directories' own
-    keys often make so (``store.prefetch``).
+    rule that says which of them the answers so far make pointless, and the stages a local read takes them in, each
+    stage's answers often making the next stage's requests pointless (``store.prefetch``).
 
     The path's probe keys and its parent's, the parent's s0 for an N5 level sN, the named level's probe keys (and
     its group's s0), then the OME documents of up to three further ancestors; with ``above`` only the path's own.
-    The s0 documents and the further ancestors' are the often pointless ones.
+    The stages: each directory's zarr.json, then the rest of their own keys; the s0 documents and the further
+    ancestors' are what is left.
     """
     up = None if above is not None else store.parent(path)
     up = None if up is None or store.is_root(up) else up
@@ -166,10 +167,11 @@ def requests_for(path: str, above: Gathered | None = None,
     if above is not None:
         requests += _first_level_key(path, above.node)
     chain = _chain(path) if up else ()
-    further = [(d, key) for d in chain for key in _ANCESTOR_KEYS]
-    requests += further
-    moot = functools.partial(_moot, path, up, own[-1] if named else None, first_levels)
-    return requests, moot, list(first_levels) + further
+    requests += [(d, key) for d in chain for key in _ANCESTOR_KEYS]
+    moot = functools.partial(_moot, path, up, own[-1] if named else None, first_levels, {})
+    first_keys = [(d, PROBE_KEYS[0]) for d in own]
+    return requests, moot, [first_keys, [request for request in requests[:len(own) * len(_READ_KEYS)]
+                                         if request not in first_keys]]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -185,13 +187,14 @@ def _chain(path: str) -> tuple[str, ...]:
 
 
 def _moot(path: str, up: str | None, level: str | None, first_levels: Mapping[tuple[str, str], str],
-          found: Mapping[tuple[str, str], Any]) -> list:
+          decided: dict[str, Node], found: Mapping[tuple[str, str], Any]) -> list:
     """Requests the answers so far make pointless (``store.prefetch``).
 
     In each directory: the probe keys after one found; .zattrs once the directory is decided no zarr v2 (a zarr.json
     found, an info or attributes.json found first, or no probe key at all); s0's attributes.json (``first_levels``)
     once its group is no N5. The further ancestors once the parent lists ``path`` and ``path`` is an array; the
     parent and the further ancestors too once ``path`` is a group that lists the array ``level`` named under it.
+    ``decided`` keeps what the answers decided a directory to be, for the next call with more answers.
     """
     out = []
     for directory in {directory for directory, key in found if key in PROBE_KEYS}:
@@ -204,13 +207,13 @@ def _moot(path: str, up: str | None, level: str | None, first_levels: Mapping[tu
             out.append((directory, ".zattrs"))
         if present and min(present) < _N5_PROBE:  # no N5 group: no s0 of its to read
             out += [request for request, group in first_levels.items() if group == directory]
-    node = _decided(path, found)
+    node = _decided(path, found, decided)
     if node is None or up is None:
         return out
-    if _is_array(node) and _lists(_decided(up, found), store.basename(path)):
+    if _is_array(node) and _lists(_decided(up, found, decided), store.basename(path)):
         out += [(d, key) for d in _chain(path) for key in _ANCESTOR_KEYS]
     elif level is not None and node.kind == "group" and _lists(node, store.basename(level)):
-        if _is_array(_decided(level, found)):
+        if _is_array(_decided(level, found, decided)):
             out += [(d, key) for d in _chain(path) for key in _ANCESTOR_KEYS] + [(up, key) for key in _READ_KEYS]
     return out
 
@@ -229,8 +232,11 @@ def _first_found(answers: list) -> int | None:
     return None
 
 
-def _decided(directory: str, found: Mapping[tuple[str, str], Any]) -> Node | None:
-    """What the answers so far make ``directory``, once they decide it (its .zattrs too for zarr v2)."""
+def _decided(directory: str, found: Mapping[tuple[str, str], Any], decided: dict[str, Node]) -> Node | None:
+    """What the answers so far make ``directory``, once they decide it (its .zattrs too for zarr v2); kept in
+    ``decided``, since more answers do not change it."""
+    if directory in decided:
+        return decided[directory]
     first = _first_found([found.get((directory, key), _UNASKED) for key in PROBE_KEYS])
     if first is None:
         return None
@@ -239,9 +245,12 @@ def _decided(directory: str, found: Mapping[tuple[str, str], Any]) -> Node | Non
     if any(value is not None and not isinstance(value, bytes) for value in raw.values()):
         return None
     try:
-        return _classify(directory, _docs(directory, raw, keys))
+        node = _classify(directory, _docs(directory, raw, keys))
     except ValueError:
         return None
+    if node is not None:
+        decided[directory] = node
+    return node
 
 
 def _is_array(node: Node | None) -> bool:

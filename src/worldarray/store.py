@@ -392,26 +392,29 @@ def read_documents(requests: Sequence[tuple[str, str]], *, context: ts.Context |
 
 
 def prefetch(requests: Sequence[tuple[str, str]], moot: rounds.Moot | None = None,
-             later: Collection[tuple[str, str]] = ()) -> None:
+             stages: Sequence[Collection[tuple[str, str]]] = ()) -> None:
     """Read ``requests`` into the ``rounds.remembering`` block the caller is in, in one round, so that a later
     ``read_documents`` of them is answered from memory; a failure is kept and raised to whoever asks. Outside a
     block this does nothing.
 
     ``requests`` come most decisive first. In a block that prunes, ``moot(answers)`` names those the answers make
     pointless: they read as missing, and a store sent few requests at once (``connections``) never sends them.
-    Those of ``requests`` also in ``later`` are read after the others' answers have said whether they are moot
-    when every request is of a local file (where a second round costs nothing), in the same round otherwise.
+    Where every request is of a local file (and a round costs nothing), they are read in ``stages``, each a part of
+    ``requests`` (the rest after the last), what the answers so far make moot left out of each; elsewhere in one
+    round.
     """
     answers = rounds.current()
     if answers is None:
         return
     moot = moot if answers.prune else None
     missing = answers.unknown(requests, moot)
-    if moot is not None and later and all(scheme(directory) == "file" for directory in {d for d, _ in missing}):
-        put_off = set(later)
-        first = [request for request in missing if request not in put_off]
-        answers.learn(first, _read(first, None, _policy(None, None), keep_failures=True), moot)
-        missing = answers.unknown(requests, moot)
+    if moot is not None and stages and all(scheme(directory) == "file" for directory in {d for d, _ in missing}):
+        for stage in stages:
+            wanted = set(stage)
+            part = [request for request in missing if request in wanted]
+            if part:
+                answers.learn(part, _read(part, None, _policy(None, None), keep_failures=True), moot)
+                missing = answers.unknown(requests, moot)
     if missing:
         answers.learn(missing, _read(missing, None, _policy(None, None), keep_failures=True, moot=moot), moot)
         answers.unknown(requests, moot)
