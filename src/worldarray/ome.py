@@ -45,8 +45,10 @@ def dataset_path(entry: Any) -> str | None:
     >>> dataset_path({"path": "./s0/"})
     's0'
     """
-    path = entry.get("path") if isinstance(entry, Mapping) else None
-    return path.strip("/").removeprefix("./").strip("/") if isinstance(path, str) else None
+    path = entry.get("path") if entry.__class__ is dict or isinstance(entry, Mapping) else None
+    if not isinstance(path, str):
+        return None
+    return path if "/" not in path else path.strip("/").removeprefix("./").strip("/")
 
 
 def _multiscales(attrs: Mapping[str, Any], url: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
@@ -58,7 +60,9 @@ def _multiscales(attrs: Mapping[str, Any], url: str) -> Iterator[tuple[str, Mapp
 def _entries(multiscale: Mapping[str, Any], url: str, label: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
     datasets = entries(multiscale.get("datasets"), url, f"{label}.datasets", kind="dataset objects")
     for index, dataset in enumerate(datasets):
-        path = dataset_path(mapping(dataset, url, f"{label}.datasets[{index}]", required=True))
+        if dataset.__class__ is not dict:  # a parsed document's objects are dicts; anything else is checked
+            mapping(dataset, url, f"{label}.datasets[{index}]", required=True)
+        path = dataset_path(dataset)
         if path:
             yield path, dataset
 
