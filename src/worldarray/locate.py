@@ -78,9 +78,10 @@ def _bioformats2raw_series(path: str) -> tuple[str, ...]:
     return tuple(series)
 
 
-def resolve(path: str, level: Level = None, found: Gathered | None = None, array: str | None = None) -> Gathered:
+def resolve(path: str, level: Level = None, found: Gathered | None = None, array: str | None = None,
+            names: tuple[str, ...] | None = None) -> Gathered:
     """Return the documents of the array that ``path`` and ``level`` name (``array``: the array inside a layout
-    level that is a group holding several).
+    level that is a group holding several; ``names``: the group's level names, when the caller has them).
 
     Raises
     ------
@@ -90,10 +91,11 @@ def resolve(path: str, level: Level = None, found: Gathered | None = None, array
         When nothing is at ``path``.
     """
     with rounds.remembering():
-        return _resolved(path, level, found or gather(path, level=level), array)
+        return _resolved(path, level, found or gather(path, level=level), array, names)
 
 
-def _resolved(path: str, level: Level, found: Gathered, array: str | None = None) -> Gathered:
+def _resolved(path: str, level: Level, found: Gathered, array: str | None = None,
+              names: tuple[str, ...] | None = None) -> Gathered:
     node = found.node
     if node.kind == "group" and asset_of(found.ancestors, node.path) is not None:
         found = asset_array(found, array)  # a layout's level that is a group: the array in it
@@ -102,7 +104,7 @@ def _resolved(path: str, level: Level, found: Gathered, array: str | None = None
         if level not in (None, 0, "first"):
             warn(f"{node.path}: is an array; level={level!r} is ignored", UserWarning)
         return found
-    names = level_names(node)
+    names = level_names(node) if names is None else names
     if not names and not (isinstance(level, str) and level != "first"):  # a path under the group may still be one
         refuse_bioformats2raw(node)
     name = pick(node, level, names)
@@ -264,7 +266,7 @@ def _choose(path: str, level: Level, voxel_size: SizesOrNone | None, level_mode:
     if level is None and voxel_size is not None and names:
         placements = listed or _placements_of(node, found, names, array)
         level = select_level([(n, sizes(p)) for n, p in placements], voxel_size, level_mode)[0]
-    chosen = resolve(path, level, found, array)
+    chosen = resolve(path, level, found, array, names)
     name = chosen.node.scale_key or chosen.node.path[len(node.path) :].strip("/")
     name = next((n for n in names if name.startswith(n + "/")), name)  # a layout level's array: the level's name
     group = found if not FORMATS[node.format].levels_in_info else None
