@@ -264,11 +264,18 @@ def _in_nanometres(placement: Placement, ndim: int) -> tuple[tuple[float, ...], 
     return sizes[len(sizes) - ndim:], shifts[len(shifts) - ndim:]
 
 
+def _placed_by_the_listing(choice: Choice, meta: ArrayMeta) -> bool:
+    """Whether the rule that placed the level read the very entry the listing holds, so the two agree by
+    construction: the OME rule, for a level its parent's document lists (the first multiscale listing a level is
+    the one the rule finds it in), and the precomputed rule, whose listing is the level's own info."""
+    return (meta.placed_by == "ome" and "/" not in choice.name) or meta.placed_by == "precomputed"
+
+
 def check_listing(choice: Choice, meta: ArrayMeta, conflicts: str = "error") -> None:
     """The level's own documents and the group's entry for it must place it alike (rtol 1e-6); else ValueError naming
     both, or with ``conflicts="warn"`` a warning, the level's own placement kept."""
-    if meta.placed_by == "ome" and "/" not in choice.name:
-        return  # the OME rule placed it from the very entry of its parent's document that the listing holds
+    if _placed_by_the_listing(choice, meta):
+        return
     listed = choice.listed_placement()
     if listed is None:
         return

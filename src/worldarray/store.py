@@ -433,7 +433,7 @@ def rereader(requests: Sequence[tuple[str, str]]) -> Callable[[float], tuple | N
     anything is not a plain answer (an error, no answer within its ``wait`` seconds), for the caller to read them
     the full way. None for stores with more than one way (s3, gs)."""
     local = [(normalize(directory), key) for directory, key in requests]
-    if all(scheme(directory) == "file" for directory, _ in local):
+    if all(scheme(directory) == "file" for directory in {directory for directory, _ in local}):
         return functools.partial(_reread_disk, local)
     pairs = []
     for directory, key in requests:
