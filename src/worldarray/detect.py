@@ -168,7 +168,7 @@ def requests_for(path: str, above: Gathered | None = None,
         requests += _first_level_key(path, above.node)
     chain = _chain(path) if up else ()
     requests += [(d, key) for d in chain for key in _ANCESTOR_KEYS]
-    moot = functools.partial(_moot, path, up, own[-1] if named else None, first_levels, {})
+    moot = functools.partial(_moot, path, up, own[-1] if named else None, first_levels, {}, {})
     first_keys = [(d, PROBE_KEYS[0]) for d in own]
     return requests, moot, [first_keys, [request for request in requests[:len(own) * len(_READ_KEYS)]
                                          if request not in first_keys]]
@@ -187,26 +187,19 @@ def _chain(path: str) -> tuple[str, ...]:
 
 
 def _moot(path: str, up: str | None, level: str | None, first_levels: Mapping[tuple[str, str], str],
-          decided: dict[str, Node], found: Mapping[tuple[str, str], Any]) -> list:
+          decided: dict[str, Node], settled: dict[str, list], found: Mapping[tuple[str, str], Any]) -> list:
     """Requests the answers so far make pointless (``store.prefetch``).
 
     In each directory: the probe keys after one found; .zattrs once the directory is decided no zarr v2 (a zarr.json
     found, an info or attributes.json found first, or no probe key at all); s0's attributes.json (``first_levels``)
     once its group is no N5. The further ancestors once the parent lists ``path`` and ``path`` is an array; the
     parent and the further ancestors too once ``path`` is a group that lists the array ``level`` named under it.
-    ``decided`` keeps what the answers decided a directory to be, for the next call with more answers.
+    ``decided`` keeps what the answers decided a directory to be, and ``settled`` the requests of a directory they
+    decided, for the next call with more answers.
     """
     out = []
     for directory in {directory for directory, key in found if key in PROBE_KEYS}:
-        answers = [found.get((directory, key), _UNASKED) for key in PROBE_KEYS]
-        present = [i for i, value in enumerate(answers) if isinstance(value, bytes)]
-        first = _first_found(answers)
-        if present:
-            out += [(directory, key) for key in PROBE_KEYS[min(present) + 1:]]
-        if (present and min(present) == 0) or first in (3, 4) or (first is None and all(a is None for a in answers)):
-            out.append((directory, ".zattrs"))
-        if present and min(present) < _N5_PROBE:  # no N5 group: no s0 of its to read
-            out += [request for request, group in first_levels.items() if group == directory]
+        out += _moot_in(directory, first_levels, found, settled)
     node = _decided(path, found, decided)
     if node is None or up is None:
         return out
@@ -215,6 +208,27 @@ def _moot(path: str, up: str | None, level: str | None, first_levels: Mapping[tu
     elif level is not None and node.kind == "group" and _lists(node, store.basename(level)):
         if _is_array(_decided(level, found, decided)):
             out += [(d, key) for d in _chain(path) for key in _ANCESTOR_KEYS] + [(up, key) for key in _READ_KEYS]
+    return out
+
+
+def _moot_in(directory: str, first_levels: Mapping[tuple[str, str], str], found: Mapping[tuple[str, str], Any],
+             settled: dict[str, list]) -> list:
+    """``_moot``'s requests of one directory; kept in ``settled`` once a probe key decides it, since more answers
+    do not change them then."""
+    if directory in settled:
+        return settled[directory]
+    answers = [found.get((directory, key), _UNASKED) for key in PROBE_KEYS]
+    present = [i for i, value in enumerate(answers) if isinstance(value, bytes)]
+    first = _first_found(answers)
+    out = []
+    if present:
+        out += [(directory, key) for key in PROBE_KEYS[min(present) + 1:]]
+    if (present and min(present) == 0) or first in (3, 4) or (first is None and all(a is None for a in answers)):
+        out.append((directory, ".zattrs"))
+    if present and min(present) < _N5_PROBE:  # no N5 group: no s0 of its to read
+        out += [request for request, group in first_levels.items() if group == directory]
+    if first is not None:
+        settled[directory] = out
     return out
 
 

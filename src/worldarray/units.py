@@ -271,7 +271,7 @@ def convert(voxel_size: Sequence[float], translation: Sequence[float], units: Se
             missing.append(labels[i])
             unit = NANOMETER
         try:
-            scale = factor(unit, target)
+            scale = 1.0 if unit == target else factor(unit, target)  # a target is a unit the table knows
         except ValueError as error:
             if strict:
                 wanted = "a length" if kind(target) == "space" else "a time" if kind(target) == "time" else "a unit"
