@@ -112,7 +112,12 @@ def _as_document(directory: str | None, node: Node | None) -> tuple[Document, ..
 def _lists(parent: Node | None, name: str) -> bool:
     """Whether a parent's multiscales list the dataset ``name``: then no further ancestor places it."""
     try:
-        return parent is not None and any(path == name for _, path, _ in walk(parent.attrs, parent.attrs_url))
+        if parent is None:
+            return False
+        for _, path, _ in walk(parent.attrs, parent.attrs_url):
+            if path == name:
+                return True
+        return False
     except (TypeError, AttributeError, ValueError):  # a malformed listing is the parser's to report
         return False
 

@@ -249,7 +249,7 @@ def numbers(value, url, key, length=None, positive=False) -> tuple[float, ...]:
     items = list_of(value, url, key, length)
     out = []
     for item in items:
-        if not _finite(item):
+        if not (item.__class__ is float and math.isfinite(item)) and not _finite(item):  # a float at once
             raise ValueError(f"{where(url, key)} is {items!r}; expected a list of finite numbers")
         if positive and item <= 0:
             raise ValueError(f"{where(url, key)} is {items!r}; expected sizes > 0")
@@ -259,8 +259,9 @@ def numbers(value, url, key, length=None, positive=False) -> tuple[float, ...]:
 
 def ints(value, url, key, length=None) -> tuple[int, ...]:
     items = list_of(value, url, key, length, kind="whole numbers")
-    if not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in items):
-        raise ValueError(f"{where(url, key)} is {items!r}; expected a list of whole numbers >= 0")
+    for i in items:
+        if i.__class__ is not int and (isinstance(i, bool) or not isinstance(i, int)) or i < 0:
+            raise ValueError(f"{where(url, key)} is {items!r}; expected a list of whole numbers >= 0")
     return tuple(items)
 
 

@@ -48,7 +48,7 @@ class Rule:
 
 
 def _floats(values) -> tuple[float, ...]:
-    return tuple(float(v) for v in values)
+    return tuple(map(float, values))
 
 
 @dataclass(frozen=True)
