@@ -356,19 +356,22 @@ def listed_levels(source: Source) -> Placements | None:
     # N5 groups place their levels by the cosem rule alone; a zarr group's COSEM entries by it too, the rest by OME
     if form.cosem_datasets and not all(isinstance(dataset.get("transform"), Mapping) for _, dataset in datasets):
         return None
-    by_cosem = [form.cosem_datasets or cosem_entry(multiscale, dataset) for _, dataset in datasets]
+
+    def by_cosem(dataset: Mapping[str, Any]) -> bool:
+        return form.cosem_datasets or cosem_entry(multiscale, dataset)
 
     def placed(index: int) -> Placement | None:
         path, dataset = datasets[index]
-        if by_cosem[index]:
+        if by_cosem(dataset):
             transform, label = dataset["transform"], dataset_label(path)
             ndim = len(entries(transform.get("scale"), url, f"{label}.scale", kind="numbers"))
             return cosem_transform(transform, ndim, url, label)
         return group_placement(multiscale, dataset, url)
 
     names = [path for path, _ in datasets]
-    places = [True if cosem else group_places(multiscale, dataset) for cosem, (_, dataset) in zip(by_cosem, datasets,
-                                                                                                  strict=True)]
+    if not form.cosem_datasets and multiscale.get("axes") is not None and "coordinateSystems" not in multiscale:
+        return Placements(names, placed)  # type: ignore[arg-type]  # with axes, none is None (nor a COSEM entry)
+    places = [True if by_cosem(dataset) else group_places(multiscale, dataset) for _, dataset in datasets]
     if None in places:  # only placing them tells: placed now, all of them
         found = [placed(index) for index in range(len(datasets))]
         return None if None in found else Placements(names, found.__getitem__)  # type: ignore[arg-type]

@@ -91,7 +91,8 @@ def first_listing(attrs: Mapping[str, Any], url: str = "attributes") -> tuple[Ma
 
 def cosem_entry(multiscale: Mapping[str, Any], dataset: Mapping[str, Any]) -> bool:
     """A dataset entry is COSEM's, not OME's, when it holds a COSEM ``transform`` and no OME transform at all."""
-    return (isinstance(dataset.get("transform"), Mapping) and "coordinateTransformations" not in dataset
+    transform = dataset.get("transform")
+    return (transform is not None and isinstance(transform, Mapping) and "coordinateTransformations" not in dataset
             and "coordinateSystems" not in multiscale)
 
 
