@@ -261,8 +261,8 @@ def _choose(path: str, level: Level, voxel_size: SizesOrNone | None, level_mode:
             own = found.node.scale_key or store.basename(found.node.path)
             return Choice(found, own, (own,), None, None)
         return Choice(found, above.name, above.names, None, above.levels or None)
-    names = level_names(node)
     listed = listed_levels(group_source(node)) or None
+    names = listed.names if listed is not None else level_names(node)  # the names the listing was placed by
     if level is None and voxel_size is not None and names:
         placements = listed or _placements_of(node, found, names, array)
         level = select_level([(n, sizes(p)) for n, p in placements], voxel_size, level_mode)[0]
