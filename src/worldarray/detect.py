@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import retry, rounds, store
@@ -141,13 +142,14 @@ def probe(path: str, above: Gathered | None = None, level: Any = None) -> Gather
     """``gather``, or None when nothing is at ``path``."""
     path = store.normalize(path)
     with rounds.remembering():
-        requests, moot, stages = requests_for(path, above, level)
+        decisions = Decisions()
+        requests, moot, stages = requests_for(path, above, level, decisions)
         store.prefetch(requests, moot, stages)
-        return _gathered(path, above)
+        return _gathered(path, above, decisions)
 
 
-def requests_for(path: str, above: Gathered | None = None,
-                 level: Any = None) -> tuple[list, Callable, list[list]]:
+def requests_for(path: str, above: Gathered | None = None, level: Any = None,
+                 decisions: Decisions | None = None) -> tuple[list, Callable, list[list]]:
     """Every document ``gather`` may read for ``path`` (and a ``level`` named under it), most decisive first, the
     rule that says which of them the answers so far make pointless, and the stages a local read takes them in, each
     stage's answers often making the next stage's requests pointless (``store.prefetch``).
@@ -155,7 +157,7 @@ def requests_for(path: str, above: Gathered | None = None,
     The path's probe keys and its parent's, the parent's s0 for an N5 level sN, the named level's probe keys (and
     its group's s0), then the OME documents of up to three further ancestors; with ``above`` only the path's own.
     The stages: each directory's zarr.json, then the rest of their own keys; the s0 documents and the further
-    ancestors' are what is left.
+    ancestors' are what is left. The rule keeps what it decides in ``decisions``.
     """
     up = None if above is not None else store.parent(path)
     up = None if up is None or store.is_root(up) else up
@@ -173,10 +175,31 @@ def requests_for(path: str, above: Gathered | None = None,
         requests += _first_level_key(path, above.node)
     chain = _chain(path) if up else ()
     requests += [(d, key) for d in chain for key in _ANCESTOR_KEYS]
-    moot = functools.partial(_moot, path, up, own[-1] if named else None, first_levels, {}, {})
+    moot = functools.partial(_moot, path, up, own[-1] if named else None, first_levels, decisions or Decisions())
     first_keys = [(d, PROBE_KEYS[0]) for d in own]
     return requests, moot, [first_keys, [request for request in requests[:len(own) * len(_READ_KEYS)]
                                          if request not in first_keys]]
+
+
+@dataclass
+class Decisions:
+    """What one probe's answers decided, kept for the rule's next call and for reading the documents after (in a
+    block that prunes, where documents the answers make pointless read as missing, so what the answers decide is
+    what the documents served say): each directory's node, each decided directory's pointless requests, and
+    whether a directory's multiscales list a name."""
+
+    nodes: dict[str, Node] = field(default_factory=dict)
+    settled: dict[str, list] = field(default_factory=dict)
+    listed: dict[tuple[str, str], bool] = field(default_factory=dict)
+
+    def lists(self, parent: Node | None, name: str) -> bool:
+        """``_lists``, asked once per parent and name."""
+        if parent is None:
+            return False
+        key = (parent.path, name)
+        if key not in self.listed:
+            self.listed[key] = _lists(parent, name)
+        return self.listed[key]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -192,26 +215,25 @@ def _chain(path: str) -> tuple[str, ...]:
 
 
 def _moot(path: str, up: str | None, level: str | None, first_levels: Mapping[tuple[str, str], str],
-          decided: dict[str, Node], settled: dict[str, list], found: Mapping[tuple[str, str], Any]) -> list:
+          decisions: Decisions, found: Mapping[tuple[str, str], Any]) -> list:
     """Requests the answers so far make pointless (``store.prefetch``).
 
     In each directory: the probe keys after one found; .zattrs once the directory is decided no zarr v2 (a zarr.json
     found, an info or attributes.json found first, or no probe key at all); s0's attributes.json (``first_levels``)
     once its group is no N5. The further ancestors once the parent lists ``path`` and ``path`` is an array; the
     parent and the further ancestors too once ``path`` is a group that lists the array ``level`` named under it.
-    ``decided`` keeps what the answers decided a directory to be, and ``settled`` the requests of a directory they
-    decided, for the next call with more answers.
+    ``decisions`` keeps what the answers decided, for the next call with more answers.
     """
     out = []
     for directory in {directory for directory, key in found if key in PROBE_KEYS}:
-        out += _moot_in(directory, first_levels, found, settled)
-    node = _decided(path, found, decided)
+        out += _moot_in(directory, first_levels, found, decisions.settled)
+    node = _decided(path, found, decisions.nodes)
     if node is None or up is None:
         return out
-    if _is_array(node) and _lists(_decided(up, found, decided), store.basename(path)):
+    if _is_array(node) and decisions.lists(_decided(up, found, decisions.nodes), store.basename(path)):
         out += [(d, key) for d in _chain(path) for key in _ANCESTOR_KEYS]
     elif level is not None and node.kind == "group" and _lists(node, store.basename(level)):
-        if _is_array(_decided(level, found, decided)):
+        if _is_array(_decided(level, found, decisions.nodes)):
             out += [(d, key) for d in _chain(path) for key in _ANCESTOR_KEYS] + [(up, key) for key in _READ_KEYS]
     return out
 
@@ -276,11 +298,13 @@ def _is_array(node: Node | None) -> bool:
     return node is not None and node.kind == "array"
 
 
-def _gathered(path: str, above: Gathered | None) -> Gathered | None:
+def _gathered(path: str, above: Gathered | None, decisions: Decisions) -> Gathered | None:
+    """What ``probe`` found, from the documents served; a directory the rule for pointless documents decided is taken
+    as it decided it (``Decisions``)."""
     if above is not None and above.node.path == store.parent(path) and above.node.kind == "group":
         first = _first_level_key(path, above.node)
         raw = store.read_documents([(path, key) for key in _READ_KEYS] + first)
-        node = _classify(path, _docs(path, raw, _READ_KEYS))
+        node = decisions.nodes.get(path) or _classify(path, _docs(path, raw, _READ_KEYS))
         if node is None:
             return None
         return with_related(Gathered(node, _as_document(above.node.path, above.node) + above.ancestors[:3],
@@ -289,10 +313,10 @@ def _gathered(path: str, above: Gathered | None) -> Gathered | None:
     if up is not None and store.is_root(up):
         up = None
     raw, answered = _read_with_parent(path, up)
-    node = _classify(path, _docs(path, raw, _READ_KEYS))
+    node = decisions.nodes.get(path) or _classify(path, _docs(path, raw, _READ_KEYS))
     parent_docs = _parent_docs(up, raw) if answered else None
     ended = up is not None and parent_docs is None  # a parent that answers no document ends the search upwards
-    parent = _classify(up, parent_docs) if up and parent_docs is not None else None
+    parent = (decisions.nodes.get(up) or _classify(up, parent_docs)) if up and parent_docs is not None else None
     if node is None and parent is not None and FORMATS[parent.format].levels_in_info:
         key = scale_key_of(parent, store.basename(path))
         if key is not None:
@@ -301,7 +325,7 @@ def _gathered(path: str, above: Gathered | None) -> Gathered | None:
         node = _document_less_group(path)
     if node is None:
         return None
-    listed = node.kind == "array" and _lists(parent, store.basename(path))  # no further ancestor places it then
+    listed = node.kind == "array" and decisions.lists(parent, store.basename(path))  # no further ancestor places it
     further_up = () if ended or listed or up is None else _read_ancestors(path)
     first = _first_level_key(path, parent) if FORMATS[node.format].factor_lists and node.kind == "array" else []
     first_level = _first_level(node, first, store.read_documents(first)) if first else None
