@@ -268,9 +268,12 @@ def ints(value, url, key, length=None) -> tuple[int, ...]:
 def strings(value, url, key, length=None) -> tuple[str, ...]:
     """Parse a list of strings, a null entry read as ""."""
     items = list_of(value, url, key, length, kind="strings")
-    if not all(item is None or isinstance(item, str) for item in items):
-        raise ValueError(f"{where(url, key)} is {_shown(items)}; expected a list of strings")
-    return tuple("" if item is None else item for item in items)
+    out = []
+    for item in items:
+        if item is not None and not isinstance(item, str):
+            raise ValueError(f"{where(url, key)} is {_shown(items)}; expected a list of strings")
+        out.append("" if item is None else item)
+    return tuple(out)
 
 
 def names_or_none(value, url, key, length=None) -> tuple[str, ...] | None:
@@ -284,7 +287,7 @@ def names_or_none(value, url, key, length=None) -> tuple[str, ...] | None:
         return None
     items = list_of(value, url, key, length, kind="strings or nulls")
     named = strings(items, url, key)
-    return None if any(item is None for item in items) else named
+    return None if None in items else named
 
 
 def leading(values: tuple, ndim: int, fill, url: str, key: str) -> tuple:
