@@ -170,3 +170,12 @@ def test_a_malformed_document_of_any_format_opens_or_raises_a_documented_error_n
                 assert root in str(error), f"{name}, {call}: {type(error).__name__} names no path: {error}"
             except Exception as error:  # noqa: BLE001 - anything else is the failure this test looks for
                 pytest.fail(f"{name}, {call}: {type(error).__name__}: {error}\n{json.dumps(documents)[:2000]}")
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32"])
+def test_a_document_is_decoded_as_json_decodes_bytes(encoding):
+    from worldarray.fields import document
+
+    text = '{"zarr_format": 3, "attributes": {"name": "\u00e9t\u00e9"}}'
+    raw = text.encode(encoding)
+    assert document(raw, "a/zarr.json") == json.loads(raw) == json.loads(text)

@@ -135,6 +135,19 @@ def _deeper_than_allowed(raw: bytes) -> bool:
     return bool(steps.size) and int(np.cumsum(steps, dtype=np.int32).max()) > MAX_DEPTH
 
 
+def _too_deep(url: str) -> ValueError:
+    return ValueError(f"{url}: nesting is more than {MAX_DEPTH} levels deep; expected at most {MAX_DEPTH} levels of "
+                      "lists and objects")
+
+
+def _text(raw: bytes) -> str:
+    """``raw`` decoded as ``json.loads`` decodes bytes: UTF-8, unless a byte-order mark or zero bytes among the first
+    four say UTF-16 or UTF-32 (``json.detect_encoding``, asked only then)."""
+    if raw[:1] in (b"\xef", b"\xfe", b"\xff") or b"\x00" in raw[:4]:
+        return raw.decode(json.detect_encoding(raw), "surrogatepass")
+    return raw.decode("utf-8", "surrogatepass")
+
+
 def document(raw: bytes, url: str) -> dict:
     """The JSON object ``raw`` holds; ValueError naming ``url`` when it is not valid JSON, nests more than
     ``MAX_DEPTH`` levels deep or is no object.
@@ -149,16 +162,14 @@ def document(raw: bytes, url: str) -> dict:
     ...
     ValueError: a/.zattrs: nesting is more than 100 levels deep; expected at most 100 levels of lists and objects
     """
-    deep = ValueError(f"{url}: nesting is more than {MAX_DEPTH} levels deep; expected at most {MAX_DEPTH} levels of "
-                      "lists and objects")
     try:
-        value = json.loads(raw)
+        value = json.loads(_text(raw))
     except RecursionError:
-        raise deep from None
+        raise _too_deep(url) from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ValueError(f"{url}: not valid JSON ({error}); expected a JSON object") from error
     if _deeper_than_allowed(raw):
-        raise deep
+        raise _too_deep(url)
     if not isinstance(value, dict):
         raise ValueError(f"{url}: holds a JSON {type(value).__name__} {value!r:.60}; expected a JSON object")
     return value
