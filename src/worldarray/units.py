@@ -208,6 +208,14 @@ class Request:
         Traceback (most recent call last):
         ValueError: units is 'parsec': 'parsec' is not a length unit the unit table knows; expected one of ...
         """
+        if units is None or units.__class__ is str:  # the usual argument, checked once per spelling
+            if units in _CHECKED:
+                return _CHECKED[units]
+            return _CHECKED.setdefault(units, cls._checked(units)) if len(_CHECKED) < 256 else cls._checked(units)
+        return cls._checked(units)
+
+    @classmethod
+    def _checked(cls, units: UnitsArgument) -> Request:
         request = cls.of(units)
         wanted: list[tuple[str | None, str | None, str]] = [(request.space, "space", "a length"),
                                                             (request.time, "time", "a time"),
@@ -247,6 +255,10 @@ class Request:
             axis_kind = "space" if found == "unknown" and i in spatial else found
             out.append(self.by_kind(i, axis_kind) or None)
         return tuple(out)
+
+
+#: ``Request.checked`` of a unit name or None, by the name: each is checked once
+_CHECKED: dict[str | None, Request] = {}
 
 
 def convert(voxel_size: Sequence[float], translation: Sequence[float], units: Sequence[str],
