@@ -314,9 +314,10 @@ def _gathered(path: str, above: Gathered | None, decisions: Decisions) -> Gather
         up = None
     raw, answered = _read_with_parent(path, up)
     node = decisions.nodes.get(path) or _classify(path, _docs(path, raw, _READ_KEYS))
-    parent_docs = _parent_docs(up, raw) if answered else None
+    decided = decisions.nodes.get(up) if answered and up is not None else None
+    parent_docs = decided.docs if decided is not None else _parent_docs(up, raw) if answered else None
     ended = up is not None and parent_docs is None  # a parent that answers no document ends the search upwards
-    parent = (decisions.nodes.get(up) or _classify(up, parent_docs)) if up and parent_docs is not None else None
+    parent = (decided or _classify(up, parent_docs)) if up and parent_docs is not None else None
     if node is None and parent is not None and FORMATS[parent.format].levels_in_info:
         key = scale_key_of(parent, store.basename(path))
         if key is not None:
