@@ -113,12 +113,7 @@ def _as_document(directory: str | None, node: Node | None) -> tuple[Document, ..
 def _lists(parent: Node | None, name: str) -> bool:
     """Whether a parent's multiscales list the dataset ``name``: then no further ancestor places it."""
     try:
-        if parent is None:
-            return False
-        for _, path, _ in walk(parent.attrs, parent.attrs_url):
-            if path == name:
-                return True
-        return False
+        return parent is not None and any(path == name for _, path, _ in walk(parent.attrs, parent.attrs_url))
     except (TypeError, AttributeError, ValueError):  # a malformed listing is the parser's to report
         return False
 
@@ -165,7 +160,8 @@ def requests_for(path: str, above: Gathered | None = None, level: Any = None,
     named = level.strip("/") if isinstance(level, str) and level not in ("first", "") else None
     if named:
         own.append(store.join(path, named))
-    requests = [(d, key) for key in _READ_KEYS for d in own]
+    own_requests = [(d, key) for key in _READ_KEYS for d in own]
+    requests = list(own_requests)
     first_levels = {}  # s0's document, asked for beside a level sN of what may be an N5 group: by that group
     for owner, group in ((path, up), (own[-1], path) if named else (None, None)):
         if owner is not None and group is not None and (level_position(owner) or 0) >= 1:
@@ -177,8 +173,7 @@ def requests_for(path: str, above: Gathered | None = None, level: Any = None,
     requests += [(d, key) for d in chain for key in _ANCESTOR_KEYS]
     moot = functools.partial(_moot, path, up, own[-1] if named else None, first_levels, decisions or Decisions())
     first_keys = [(d, PROBE_KEYS[0]) for d in own]
-    return requests, moot, [first_keys, [request for request in requests[:len(own) * len(_READ_KEYS)]
-                                         if request not in first_keys]]
+    return requests, moot, [first_keys, [request for request in own_requests if request not in first_keys]]
 
 
 @dataclass
@@ -232,7 +227,7 @@ def _moot(path: str, up: str | None, level: str | None, first_levels: Mapping[tu
         return out
     if _is_array(node) and decisions.lists(_decided(up, found, decisions.nodes), store.basename(path)):
         out += [(d, key) for d in _chain(path) for key in _ANCESTOR_KEYS]
-    elif level is not None and node.kind == "group" and _lists(node, store.basename(level)):
+    elif level is not None and node.kind == "group" and decisions.lists(node, store.basename(level)):
         if _is_array(_decided(level, found, decisions.nodes)):
             out += [(d, key) for d in _chain(path) for key in _ANCESTOR_KEYS] + [(up, key) for key in _READ_KEYS]
     return out

@@ -140,14 +140,6 @@ def _too_deep(url: str) -> ValueError:
                       "lists and objects")
 
 
-def _text(raw: bytes) -> str:
-    """``raw`` decoded as ``json.loads`` decodes bytes: UTF-8, unless a byte-order mark or zero bytes among the first
-    four say UTF-16 or UTF-32 (``json.detect_encoding``, asked only then)."""
-    if raw[:1] in (b"\xef", b"\xfe", b"\xff") or b"\x00" in raw[:4]:
-        return raw.decode(json.detect_encoding(raw), "surrogatepass")
-    return raw.decode("utf-8", "surrogatepass")
-
-
 def document(raw: bytes, url: str) -> dict:
     """The JSON object ``raw`` holds; ValueError naming ``url`` when it is not valid JSON, nests more than
     ``MAX_DEPTH`` levels deep or is no object.
@@ -163,7 +155,7 @@ def document(raw: bytes, url: str) -> dict:
     ValueError: a/.zattrs: nesting is more than 100 levels deep; expected at most 100 levels of lists and objects
     """
     try:
-        value = json.loads(_text(raw))
+        value = json.loads(raw)
     except RecursionError:
         raise _too_deep(url) from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -247,6 +239,8 @@ def list_of(value, url, key, length=None, kind="numbers"):
 
 def _finite(item: Any) -> bool:
     """A JSON number that a float holds, not inf or NaN: a whole number too large for one is not."""
+    if item.__class__ is float:  # the usual item, at once
+        return math.isfinite(item)
     if isinstance(item, bool) or not isinstance(item, (int, float)):
         return False
     try:
@@ -260,7 +254,7 @@ def numbers(value, url, key, length=None, positive=False) -> tuple[float, ...]:
     items = list_of(value, url, key, length)
     out = []
     for item in items:
-        if not (item.__class__ is float and math.isfinite(item)) and not _finite(item):  # a float at once
+        if not _finite(item):
             raise ValueError(f"{where(url, key)} is {items!r}; expected a list of finite numbers")
         if positive and item <= 0:
             raise ValueError(f"{where(url, key)} is {items!r}; expected sizes > 0")
@@ -271,7 +265,7 @@ def numbers(value, url, key, length=None, positive=False) -> tuple[float, ...]:
 def ints(value, url, key, length=None) -> tuple[int, ...]:
     items = list_of(value, url, key, length, kind="whole numbers")
     for i in items:
-        if i.__class__ is not int and (isinstance(i, bool) or not isinstance(i, int)) or i < 0:
+        if isinstance(i, bool) or not isinstance(i, int) or i < 0:
             raise ValueError(f"{where(url, key)} is {items!r}; expected a list of whole numbers >= 0")
     return tuple(items)
 

@@ -281,9 +281,6 @@ def check_listing(choice: Choice, meta: ArrayMeta, conflicts: str = "error") -> 
         return
     own = meta.placement
     ndim = min(len(listed.voxel_size), meta.ndim)
-    pairs = [(listed.voxel_size, own.voxel_size), (listed.translation, own.translation), (listed.units, own.units)]
-    if all(a[len(a) - ndim:] == b[len(b) - ndim:] for a, b in pairs):
-        return  # the same sizes and translations in the same units (the group's entry usually places both)
     (a_size, a_shift), (b_size, b_shift) = _in_nanometres(listed, ndim), _in_nanometres(own, ndim)
     if same(a_size, b_size) and same(a_shift, b_shift):
         return

@@ -147,16 +147,12 @@ def _ome_axes(multiscale, ndim, url) -> tuple[tuple[str, ...] | None, tuple[str,
     if len(items) != ndim:
         raise ValueError(f"{where(url, 'multiscales[].axes')} names {len(items)} axes {items!r}; the array has "
                          f"{ndim} axes")
-    objects = [a.__class__ is dict or isinstance(a, Mapping) for a in items]
-    names = [a.get("name") if is_object else a for a, is_object in zip(items, objects, strict=True)]
-    for name in names:
-        if not isinstance(name, str):
-            raise ValueError(f"{where(url, 'multiscales[].axes')} is {items!r}; expected axis objects with a name")
-    units = []
-    for i, (axis, is_object) in enumerate(zip(items, objects, strict=True)):
-        unit = (axis.get("unit") or "") if is_object else ""
-        units.append(unit if unit.__class__ is str else text(unit, url, f"multiscales[].axes[{i}].unit"))
-    return tuple(map(str, names)), tuple(units)
+    names = [a.get("name") if isinstance(a, Mapping) else a for a in items]
+    if not all(isinstance(n, str) for n in names):
+        raise ValueError(f"{where(url, 'multiscales[].axes')} is {items!r}; expected axis objects with a name")
+    units = tuple(text(a.get("unit") or "", url, f"multiscales[].axes[{i}].unit") if isinstance(a, Mapping) else ""
+                  for i, a in enumerate(items))
+    return tuple(str(n) for n in names), units
 
 
 def _placed(multiscale, dataset, path, ndim: int, url) -> Placement:

@@ -208,11 +208,11 @@ class Request:
         Traceback (most recent call last):
         ValueError: units is 'parsec': 'parsec' is not a length unit the unit table knows; expected one of ...
         """
-        if units is None or units.__class__ is str:  # the usual argument, checked once per spelling
-            if units in _CHECKED:
-                return _CHECKED[units]
-            return _CHECKED.setdefault(units, cls._checked(units)) if len(_CHECKED) < 256 else cls._checked(units)
-        return cls._checked(units)
+        if units is not None and units.__class__ is not str:
+            return cls._checked(units)
+        if units not in _CHECKED:  # a name or None, checked once: only names the table knows are kept
+            _CHECKED[units] = cls._checked(units)
+        return _CHECKED[units]
 
     @classmethod
     def _checked(cls, units: UnitsArgument) -> Request:
