@@ -21,6 +21,7 @@ from hypothesis import given, settings, strategies as st
 import worldarray as wa
 from conftest import BUILDERS, arange_values, ome_pyramid
 from worldarray import downsampling, reading, resample
+from worldarray.handle import checked_padding
 
 SHAPE, SIZE, TRANSLATION = (6, 7, 9), (8.0, 4.0, 2.0), (100.0, 50.0, 31.0)
 VALUES = arange_values(SHAPE, "uint16")
@@ -76,6 +77,31 @@ def test_padding_is_any_value_the_dtype_holds(tmp_path, dtype, fill):
     want = padded(arange_values((2, 3, 4), dtype), (-1, 0, 0), (3, 3, 4), mode="constant", constant_values=fill)
     np.testing.assert_array_equal(got, want)
     assert got.dtype == np.dtype(dtype)
+
+
+_EDGE_DTYPES = ("uint8", "int8", "uint16", "int16", "int32", "uint64", "int64", "float16", "float32", "float64")
+
+
+def _survives_the_cast(value: int, dtype: np.dtype) -> bool:
+    with np.errstate(all="ignore"):
+        try:
+            return np.asarray(value).astype(dtype).item() == value
+        except OverflowError:
+            return False
+
+
+@pytest.mark.parametrize("dtype", _EDGE_DTYPES)
+def test_a_whole_number_padding_is_taken_exactly_when_the_dtype_gives_it_back(dtype):
+    dtype = np.dtype(dtype)
+    reach = 2 ** (np.finfo(dtype).nmant + 1) if dtype.kind == "f" else None
+    edges = (reach, -reach) if reach else (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max))
+    for edge in edges:
+        for value in (edge - 1, edge, edge + 1, 0, 1, -1):
+            if _survives_the_cast(value, dtype):
+                assert checked_padding(value, dtype) == value
+            else:
+                with pytest.raises(ValueError, match=f"padding is {value}, which dtype {dtype} cannot hold exactly"):
+                    checked_padding(value, dtype)
 
 
 def test_a_box_wholly_outside_returns_the_fill_without_touching_storage(tmp_path):

@@ -8,15 +8,16 @@ opened is read again, with its warnings.
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import logging
 import sys
 import warnings
-from collections.abc import Iterator
 from types import FrameType
+from typing import Generic, TypeVar
 
-__all__ = ["MetadataWarning", "UnitsWarning", "logger", "warn", "quiet", "noticing"]
+__all__ = ["MetadataWarning", "UnitsWarning", "Holding", "logger", "warn", "quiet", "noticing"]
+
+T = TypeVar("T")
 
 #: Retries, access fallbacks and other progress notes; never a warning about the data.
 logger = logging.getLogger("worldarray")
@@ -45,29 +46,35 @@ def _caller_level() -> int:
 _QUIET: contextvars.ContextVar[bool] = contextvars.ContextVar("worldarray_quiet", default=False)
 
 
-@contextlib.contextmanager
-def quiet() -> Iterator[None]:
+class Holding(Generic[T]):
+    """Within the block the context variable ``variable`` holds ``value``, which the block is given; after it, what
+    it held before."""
+
+    __slots__ = ("variable", "value", "_token")
+
+    def __init__(self, variable: contextvars.ContextVar, value: T) -> None:
+        self.variable, self.value = variable, value
+
+    def __enter__(self) -> T:
+        self._token = self.variable.set(self.value)
+        return self.value
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.variable.reset(self._token)
+
+
+def quiet() -> Holding[bool]:
     """Drop the MetadataWarnings raised inside the block: documents read only to choose or list levels."""
-    token = _QUIET.set(True)
-    try:
-        yield
-    finally:
-        _QUIET.reset(token)
+    return Holding(_QUIET, True)
 
 
 _NOTICED: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("worldarray_noticed", default=None)
 
 
-@contextlib.contextmanager
-def noticing() -> Iterator[list[str]]:
+def noticing() -> Holding[list[str]]:
     """List every warning the package gives inside the block, ``quiet`` or not: an open that warned is not one whose
     result may be handed out again without its warnings."""
-    noticed: list[str] = []
-    token = _NOTICED.set(noticed)
-    try:
-        yield noticed
-    finally:
-        _NOTICED.reset(token)
+    return Holding(_NOTICED, [])
 
 
 def warn(message: str, category: type[Warning] = MetadataWarning) -> None:

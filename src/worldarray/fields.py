@@ -11,6 +11,7 @@ value a dtype holds exactly (a padding, a scalar write, a fill value) with the J
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -352,6 +353,8 @@ def holds_exactly(value: Any, dtype: np.dtype) -> bool:
     >>> holds_exactly(0, np.dtype("uint8")), holds_exactly(300, np.dtype("uint8")), holds_exactly(0.5, np.dtype("int8"))
     (True, False, False)
     """
+    if value.__class__ is int and dtype.kind in "iuf" and value in _exact_ints(dtype):
+        return True
     try:
         with np.errstate(invalid="ignore", over="ignore"):
             back = np.asarray(value).astype(dtype).item()  # a Python scalar, compared at full precision
@@ -365,9 +368,21 @@ def holds_exactly(value: Any, dtype: np.dtype) -> bool:
         return False
 
 
+@functools.lru_cache(maxsize=64)
+def _exact_ints(dtype: np.dtype) -> range:
+    """The whole numbers every value of which ``dtype`` holds exactly: its range for an integer dtype, up to the
+    mantissa's reach for a float dtype."""
+    if dtype.kind == "f":
+        reach = 2 ** (np.finfo(dtype).nmant + 1)
+        return range(-reach, reach + 1)
+    bounds = np.iinfo(dtype)
+    return range(int(bounds.min), int(bounds.max) + 1)
+
+
 def exact_value(label: str, value: Any, dtype: np.dtype) -> Any:
     """``value`` when it is one number ``dtype`` holds exactly; else ValueError naming ``label``, value and dtype."""
-    if isinstance(value, (str, bytes)) or np.ndim(value) != 0 or not holds_exactly(value, dtype):
+    one_number = value.__class__ is int or not (isinstance(value, (str, bytes)) or np.ndim(value) != 0)
+    if not one_number or not holds_exactly(value, dtype):
         raise ValueError(f"{label} is {value!r}, which dtype {dtype} cannot hold exactly")
     return value
 

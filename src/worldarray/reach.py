@@ -123,5 +123,5 @@ def reach_array(found: Gathered, context: ts.Context | None = None, *, write: bo
         raise ValueError(f"{node.path}: tensorstore cannot open the {node.format} array its documents describe: "
                          f"{error}") from error
     # the origin reset lives here and nowhere else; bounds are made explicit so reads past them fail
-    view = opened[ts.d[:].translate_to[0]][ts.d[:].mark_bounds_implicit[False]]
+    view = opened[ts.d[:].translate_to[0].mark_bounds_implicit[False]]
     return view, Reach(node.path, tried[-1], context, write)

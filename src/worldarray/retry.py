@@ -8,15 +8,14 @@ sets the policy that the metadata documents of one call are read under.
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import re
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from .diagnostics import logger
+from .diagnostics import Holding, logger
 
 __all__ = ["Retry", "is_transient", "governing", "current", "poll", "settle", "chain", "FLOOR", "ERROR_PAUSES",
            "floor_bytes"]
@@ -284,18 +283,15 @@ def settle(step: Callable[[], T | None], what: str, attempts: int = CONFLICT_ATT
 _GOVERNING: contextvars.ContextVar[Retry | None] = contextvars.ContextVar("worldarray_retries", default=None)
 
 
-@contextlib.contextmanager
-def governing(policy: Retry | None) -> Iterator[Retry]:
+_DEFAULT = Retry()  # frozen: one default serves every block that names none
+
+
+def governing(policy: Retry | None) -> Holding[Retry]:
     """Within the block, metadata documents are read and written, and stores opened, under ``policy``
     (``Retry()`` when None): attempt k waits ``policy.attempt_timeout(0) * k``, for at most ``max_attempts``."""
-    chosen = policy if policy is not None else Retry()
-    token = _GOVERNING.set(chosen)
-    try:
-        yield chosen
-    finally:
-        _GOVERNING.reset(token)
+    return Holding(_GOVERNING, policy if policy is not None else _DEFAULT)
 
 
 def current() -> Retry:
     """The policy ``governing`` set for the calling context, else ``Retry()``."""
-    return _GOVERNING.get() or Retry()
+    return _GOVERNING.get() or _DEFAULT

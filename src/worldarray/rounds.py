@@ -10,14 +10,14 @@ them, so that what an open needs leaves in one round.
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import queue
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .diagnostics import Holding
 from .paths import url
 from .retry import is_transient
 
@@ -242,9 +242,8 @@ def current() -> Answers | None:
     return _CURRENT.get()
 
 
-@contextlib.contextmanager
 def remembering(known: Mapping[Request, Any] | None = None, *, own: bool = False,
-                prune: bool = False) -> Iterator[Answers]:
+                prune: bool = False) -> Holding[Answers]:
     """Within the block no document is read twice: each answer is kept until the block ends.
 
     Inside another block the outer block's answers are used, unless ``own``: then the block keeps its own list of
@@ -254,14 +253,8 @@ def remembering(known: Mapping[Request, Any] | None = None, *, own: bool = False
     """
     outer = _CURRENT.get()
     if outer is not None and not own and known is None:
-        yield outer
-        return
-    answers = Answers({**(outer.known if outer is not None else {}), **(known or {})}, prune)
-    token = _CURRENT.set(answers)
-    try:
-        yield answers
-    finally:
-        _CURRENT.reset(token)
+        return Holding(_CURRENT, outer)
+    return Holding(_CURRENT, Answers({**(outer.known if outer is not None else {}), **(known or {})}, prune))
 
 
 def reread(pairs: list[tuple[Any, str]], wait: float) -> tuple | None:
