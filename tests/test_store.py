@@ -216,6 +216,29 @@ def test_an_error_that_is_not_a_refusal_raises_at_once():
     assert tried == ["anonymous"]
 
 
+@pytest.mark.parametrize("path", ["memory://refused/a", "http://127.0.0.1:9/a", "/refused/a"])
+def test_a_store_of_one_way_that_refuses_raises_permission_error_naming_the_path_and_the_way(path):
+    tried = []
+
+    def attempt(way):
+        tried.append(way.name)
+        raise ValueError(f"PERMISSION_DENIED: not under {way.name}")
+
+    with pytest.raises(PermissionError, match=rf"{store.normalize(path)}: refused under every way tried: "
+                                              rf"{store.ways(path)[0].name} \(PERMISSION_DENIED") as caught:
+        store.with_fallback(path, attempt)
+    assert tried == [store.ways(path)[0].name]
+    assert str(caught.value.__cause__) == f"PERMISSION_DENIED: not under {tried[0]}"
+
+
+def test_a_store_of_one_way_raises_any_other_error_as_it_is():
+    def attempt(way):
+        raise ValueError("NOT_FOUND: no such thing")
+
+    with pytest.raises(ValueError, match="^NOT_FOUND: no such thing$"):
+        store.with_fallback("memory://other/a", attempt)
+
+
 def test_every_way_refused_raises_permission_error_naming_the_path_and_each_way(monkeypatch):
     monkeypatch.setenv("GCE_METADATA_ROOT", "metadata.invalid")
     path = f"gs://{unique_bucket()}/a"

@@ -29,6 +29,8 @@ def from_disk(requests: Iterable[Request]) -> dict[Request, bytes | None]:
 
 def file_bytes(name: str) -> bytes | None:
     """A file's bytes, None when there is no file of that name (missing, a directory, or a path through a file)."""
+    if not os.access(name, os.F_OK):  # most documents probed for are missing: asked without raising
+        return None
     try:
         handle = os.open(name, os.O_RDONLY)
     except (FileNotFoundError, NotADirectoryError):

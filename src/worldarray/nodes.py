@@ -17,7 +17,7 @@ from .ome import multiscales_of
 from .paths import join, url
 from .precomputed import scale_keys
 
-__all__ = ["Node", "Gathered", "source_of", "scale_key_of"]
+__all__ = ["Node", "Gathered", "array_node", "source_of", "scale_key_of"]
 
 _SCALE_POSITION = re.compile(r"^s(\d+)$")
 
@@ -75,11 +75,17 @@ class Gathered:
     related: Mapping[str, Document] = field(default_factory=dict)
 
 
-def source_of(found: Gathered) -> Source:
-    """The documents of an array node as metadata's pure parser takes them."""
+def array_node(found: Gathered) -> Node:
+    """The node ``found`` holds; ValueError naming it when it is a group."""
     node = found.node
     if node.kind != "array":
         raise ValueError(f"{node.path}: is a {node.format} group; expected an array (name a level)")
+    return node
+
+
+def source_of(found: Gathered) -> Source:
+    """The documents of an array node as metadata's pure parser takes them."""
+    node = array_node(found)
     document = FORMATS[node.format].array_document
     where = url(node.path, document)
     if FORMATS[node.format].levels_in_info:

@@ -16,7 +16,8 @@ import tensorstore as ts
 
 from . import retry, store
 from .context import few_connections, retry_context, shared_context, watch
-from .detect import FORMATS, Gathered, source_of
+from .detect import FORMATS, Gathered
+from .nodes import array_node
 
 __all__ = ["Reach", "open_array", "reach_array"]
 
@@ -28,6 +29,9 @@ def _from_xyzc(view: ts.TensorStore) -> ts.TensorStore:
         view = view[ts.d["channel"][0]]
     return view
 
+
+#: The index step every opened array takes (``reach_array``), made once.
+_ORIGIN_AT_ZERO_BOUNDS_EXPLICIT = ts.d[:].translate_to[0].mark_bounds_implicit[False]
 
 #: How a view of each stored axis order is put in C order (``formats.Format.stored_order``).
 C_ORDER: dict[str, Callable[[ts.TensorStore], ts.TensorStore]] = {
@@ -96,8 +100,7 @@ def open_array(found: Gathered, context: ts.Context | None = None, *, write: boo
 def reach_array(found: Gathered, context: ts.Context | None = None, *, write: bool = False,
                 store_fill: bool = False) -> tuple[ts.TensorStore, Reach]:
     """``open_array``, and how the array was reached."""
-    node = found.node
-    source_of(found)  # raises for a group
+    node = array_node(found)
     fmt = FORMATS[node.format]
     spec = {**fmt.spec(node), **({"store_data_equal_to_fill_value": True} if store_fill else {}), "open": True}
     context = watch(context if context is not None else shared_context())
@@ -123,5 +126,5 @@ def reach_array(found: Gathered, context: ts.Context | None = None, *, write: bo
         raise ValueError(f"{node.path}: tensorstore cannot open the {node.format} array its documents describe: "
                          f"{error}") from error
     # the origin reset lives here and nowhere else; bounds are made explicit so reads past them fail
-    view = opened[ts.d[:].translate_to[0].mark_bounds_implicit[False]]
+    view = opened[_ORIGIN_AT_ZERO_BOUNDS_EXPLICIT]
     return view, Reach(node.path, tried[-1], context, write)

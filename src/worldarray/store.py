@@ -246,7 +246,16 @@ def with_fallback(path: str | os.PathLike, attempt: Callable[[Way], T], *,
     >>> with_fallback("memory://a", lambda way: way.spec["path"])
     'a/'
     """
-    fallback = _Fallback(os.fspath(path))
+    normalized = normalize(path)
+    if refused is None and scheme(normalized) not in ("s3", "gs"):  # one way: nothing to fall back to or remember
+        way = _one_way(normalized)[0]
+        try:
+            return attempt(way)
+        except Exception as error:
+            if not is_refusal(error):
+                raise
+            refused = (way, error)  # raised below as every way refused
+    fallback = _Fallback(normalized)
     if refused is not None:
         fallback.skip(*refused)
     while True:
