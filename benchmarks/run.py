@@ -47,6 +47,7 @@ import pathlib
 import platform
 import random
 import statistics
+import warnings
 import sys
 import tempfile
 import time
@@ -214,6 +215,9 @@ def build_opens(root: str) -> None:
                  "encoding": "raw"}
         ts.open({"driver": "neuroglancer_precomputed", "kvstore": f"file://{root}/vol.precomputed/",
                  "multiscale_metadata": multiscale, "scale_metadata": scale}, create=True).result()
+    ts.open({"driver": "zarr3", "kvstore": f"file://{root}/unplaced.zarr/", "metadata": {  # no document places it
+        "shape": list(OPEN_SHAPE), "data_type": "uint8", "chunk_grid": {
+            "name": "regular", "configuration": {"chunk_shape": [OPEN_CHUNK] * 3}}}}, create=True).result()
     for i in range(MANY_LEVELS):  # level i at (i + 1) times s0's voxel size, corners at the origin
         shape = tuple(max(1, n // (i + 1)) for n in OPEN_SHAPE)
         wa.create(f"{root}/many.zarr/s{i}", shape, "uint8", 8 * (i + 1), 4 * (i + 1), chunks=OPEN_CHUNK, format="zarr3")
@@ -285,6 +289,20 @@ def many_levels_case(root: str, rounds: int) -> Case:
             Ours(f"{name}, group + level, first", opener(first_open, f"{root}/many.zarr", level="s0"), MANY_TARGET))
     shapes = {tuple(floor().domain.shape)} | {o.call().shape for o in ours}
     assert shapes == {OPEN_SHAPE}, f"{name}: shapes {shapes}, expected {OPEN_SHAPE}"
+    return Case(floor, ours, rounds, warmup=3)
+
+
+def unplaced_case(root: str, rounds: int) -> Case:
+    """A repeat open of an array no document places, which warns on every open (its axes have no unit), against
+    tensorstore's open of it; the warnings are given and ignored."""
+    path = f"{root}/unplaced.zarr"
+    floor = opener(ts_open, {"driver": "zarr3", "kvstore": f"file://{path}/"}, wa.shared_context())
+    ours = (Ours("open an array no document places, level path", opener(wa.open, path), OPEN_TARGETS["local"][0]),)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        shapes = {tuple(floor().domain.shape)} | {o.call().shape for o in ours}
+    assert shapes == {OPEN_SHAPE}, f"unplaced open: shapes {shapes}, expected {OPEN_SHAPE}"
+    assert caught, "the unplaced open gave no warning: the case no longer measures a warned open"
     return Case(floor, ours, rounds, warmup=3)
 
 
@@ -434,6 +452,9 @@ def run(sections: Sequence[str], root: str, scale: Callable[[str], int], repeat:
             report(measure("open", case))
         if "open" in sections:
             report(measure("open", many_levels_case(root, scale("open"))))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", wa.MetadataWarning)
+                report(measure("open", unplaced_case(root, scale("open"))))
         if "open-http" in sections:
             with SlowServer(root) as server:
                 for case in open_cases(server.url, server.url, scale("open-http"), server):

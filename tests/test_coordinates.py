@@ -126,3 +126,12 @@ def test_a_repeat_open_does_not_read_the_coordinate_arrays_again(tmp_path, monke
     again = _silently(store / "elev")
     assert sorted(opened) == [str(store / "x"), str(store / "y")]
     assert again.translation == first.translation
+
+
+def test_an_open_whose_coordinate_array_disagreed_checks_it_again_on_the_next_open(tmp_path):
+    store = rioxarray_store(tmp_path, "v3_consolidated")
+    x = zarr.open_array(str(store / "x"), mode="r+")
+    x[3:] = x[3:] + 1.0
+    assert len(_warnings(store / "elev")) == 1
+    x[3:] = x[3:] - 1.0  # the values mended: the documents are as they were
+    assert _warnings(store / "elev") == []

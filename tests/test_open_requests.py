@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import socket
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -142,6 +143,20 @@ def test_an_open_that_warns_warns_every_time(tmp_path):
     for _ in range(2):
         with pytest.warns(wa.MetadataWarning, match="no unit"):
             wa.open(tmp_path / "plain.zarr" / "s1")
+
+
+def test_an_open_that_warned_is_handed_out_again_giving_the_same_warnings_at_the_callers_line(tmp_path):
+    ome_pyramid(tmp_path, "plain.zarr", LEVELS, fmt="zarr3", units=["", "", ""], dtype="uint8")
+    given = []
+    for _ in range(2):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            vol = wa.open(tmp_path / "plain.zarr" / "s1")
+        given.append(([(w.category, str(w.message)) for w in caught], {w.filename for w in caught}, vol))
+    (first, first_files, first_vol), (again, again_files, again_vol) = given
+    assert first and again == first
+    assert first_files == again_files == {__file__}
+    assert again_vol.ts is first_vol.ts  # the open worked out once, handed out again
 
 
 def test_an_open_handed_out_again_reads_the_same_voxels(volumes):

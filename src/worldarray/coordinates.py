@@ -84,7 +84,8 @@ def _values(nodes: dict[str, Node], context: ts.Context | None) -> dict[str, np.
         try:
             view = open_array(Gathered(node, ()), context)
         except (OSError, ValueError) as error:
-            warn(f"{node.path}: coordinate array cannot be opened ({error}); the placement is not checked against it")
+            warn(f"{node.path}: coordinate array cannot be opened ({error}); the placement is not checked against it",
+                 again=False)
             continue
         if view.rank == 1 and view.dtype.numpy_dtype.kind in "iuf":
             views[name] = view
@@ -100,14 +101,14 @@ def _compare(meta: ArrayMeta, axis: int, path: str, values: np.ndarray) -> None:
     size, translation, n = meta.voxel_size[axis], meta.translation[axis], meta.shape[axis]
     if len(values) != n:
         warn(f"{path}: coordinate array has {len(values)} values; expected {n}, one per voxel of axis "
-             f"{meta.axes[axis]!r} of {meta.path}; it is not checked, and it never places the array")
+             f"{meta.axes[axis]!r} of {meta.path}; it is not checked, and it never places the array", again=False)
         return
     k = disagreement(values, translation, size)
     if k is not None:
         wanted = translation + k * size
         warn(f"{path}: value [{k}] is {float(values[k])!r}; expected {wanted!r}, the centre of voxel {k} that "
              f"{meta.path}'s placement ({meta.placed_by}) gives ({translation!r} + {k} * {size!r}); coordinate "
-             "arrays are checked, never read as placement")
+             "arrays are checked, never read as placement", again=False)
 
 
 def check_coordinates(meta: ArrayMeta, context: ts.Context | None = None) -> None:
@@ -129,7 +130,7 @@ def check_coordinates(meta: ArrayMeta, context: ts.Context | None = None) -> Non
         named = ", ".join(store.join(parent, name) for name in values)
         warn(f"{meta.path}: is unplaced, though coordinate arrays sit beside it ({named}); coordinate arrays are "
              "checked, never read as placement: a spatial:transform, or a CF grid_mapping variable with a "
-             "GeoTransform, would place it")
+             "GeoTransform, would place it", again=False)
         return
     for axis, name in candidates:
         if name in values:

@@ -12,10 +12,12 @@ import contextvars
 import logging
 import sys
 import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
 from types import FrameType
 from typing import Generic, TypeVar
 
-__all__ = ["MetadataWarning", "UnitsWarning", "Holding", "logger", "warn", "quiet", "noticing"]
+__all__ = ["MetadataWarning", "UnitsWarning", "Holding", "Notice", "logger", "warn", "repeat", "quiet", "noticing"]
 
 T = TypeVar("T")
 
@@ -68,20 +70,41 @@ def quiet() -> Holding[bool]:
     return Holding(_QUIET, True)
 
 
-_NOTICED: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("worldarray_noticed", default=None)
+@dataclass(frozen=True)
+class Notice:
+    """A warning the package gave: its message and category, whether it was shown (``quiet`` drops
+    MetadataWarnings), and whether every open of the same documents with the same arguments gives it (``again``)."""
+
+    message: str
+    category: type[Warning]
+    shown: bool
+    again: bool
 
 
-def noticing() -> Holding[list[str]]:
-    """List every warning the package gives inside the block, ``quiet`` or not: an open that warned is not one whose
-    result may be handed out again without its warnings."""
+_NOTICED: contextvars.ContextVar[list[Notice] | None] = contextvars.ContextVar("worldarray_noticed", default=None)
+
+
+def noticing() -> Holding[list[Notice]]:
+    """List every warning the package gives inside the block, ``quiet`` or not, so that an open handed out again
+    gives the warnings its first open gave (``repeat``), or is not handed out again when it cannot."""
     return Holding(_NOTICED, [])
 
 
-def warn(message: str, category: type[Warning] = MetadataWarning) -> None:
-    """Warn about the data at the caller's own line (the first frame outside the package), unless ``quiet``."""
+def warn(message: str, category: type[Warning] = MetadataWarning, *, again: bool = True) -> None:
+    """Warn about the data at the caller's own line (the first frame outside the package), unless ``quiet``.
+
+    ``again`` is False for a warning the package gives once per process, or one that rests on more than the
+    documents an open reads (another array's voxels): an open that gave it is worked out afresh every time.
+    """
+    dropped = _QUIET.get() and issubclass(category, MetadataWarning)
     noticed = _NOTICED.get()
     if noticed is not None:
-        noticed.append(message)
-    if _QUIET.get() and issubclass(category, MetadataWarning):
-        return
-    warnings.warn(message, category, stacklevel=_caller_level())
+        noticed.append(Notice(message, category, not dropped, again))
+    if not dropped:
+        warnings.warn(message, category, stacklevel=_caller_level())
+
+
+def repeat(notices: Iterable[Notice]) -> None:
+    """Give the warnings ``notices`` list again, in order, as ``warn`` gives them (``quiet`` applies now)."""
+    for notice in notices:
+        warn(notice.message, notice.category, again=notice.again)

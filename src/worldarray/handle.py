@@ -21,7 +21,7 @@ import tensorstore as ts
 from . import resample, retry, rounds, store
 from .arguments import flag, one_of, retries_or_none
 from .coordinates import check_coordinates
-from .diagnostics import noticing
+from .diagnostics import Notice, noticing, repeat
 from .detect import Node, source_of
 from .reach import Reach, open_array, reach_array
 from .fields import Placement, exact_value
@@ -196,8 +196,9 @@ def open_level(path: str, options: Options, context: ts.Context | None) -> Opene
 
     What an open found is a function of its arguments and of the documents it read, so an open of the same path
     with the same arguments reads those documents again, in one round, and when every one is as it was hands out
-    what the last open found without working it out again (the same tensorstore too). An open that warned, or one
-    whose reading failed, is not kept, so every open of it warns or fails as the first did.
+    what the last open found without working it out again (the same tensorstore too), giving the warnings it gave.
+    An open whose reading failed, or that gave a warning resting on more than its documents (``warn``'s
+    ``again``) or one ``quiet`` dropped, is not kept, so every open of it warns or fails as the first did.
     """
     key = _open_key(path, options, context)
     kept = _kept(key)
@@ -205,17 +206,18 @@ def open_level(path: str, options: Options, context: ts.Context | None) -> Opene
     if kept is not None:
         found = _read_again(kept)
         if found == kept.values:
+            repeat(kept.notices)
             return _again(kept.opened)
         known = dict(zip(kept.requests, found, strict=True)) if found is not None else None
     with rounds.remembering(known, own=True, prune=True) as answers, noticing() as noticed:
         opened = _open_level(path, options, context)
-    if key is not None and not answers.failed and not noticed:
+    if key is not None and not answers.failed and all(notice.shown and notice.again for notice in noticed):
         try:
             reread = store.rereader(list(answers.used))
         except Exception:  # kept or not, the open succeeded
             reread = None
         if reread is not None:
-            _keep(key, _Kept(tuple(answers.used), tuple(answers.used.values()), opened, reread))
+            _keep(key, _Kept(tuple(answers.used), tuple(answers.used.values()), opened, reread, tuple(noticed)))
     return opened
 
 
@@ -231,13 +233,14 @@ def _read_again(kept: _Kept) -> tuple | None:
 
 @dataclasses.dataclass(frozen=True)
 class _Kept:
-    """An open kept to be handed out again: the documents it read, their answers, what it found, and how to read
-    the documents again."""
+    """An open kept to be handed out again: the documents it read, their answers, what it found, how to read the
+    documents again, and the warnings it gave."""
 
     requests: tuple[tuple[str, str], ...]
     values: tuple[bytes | None, ...]
     opened: Opened
     reread: Callable[[float], tuple | None]
+    notices: tuple[Notice, ...] = ()
 
 
 def forget_opens() -> None:

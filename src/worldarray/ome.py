@@ -177,7 +177,7 @@ def _warn_unplaced(multiscale, dataset, url: str) -> None:
         return
     _unplaced_warned.add(url)
     warn(f"{url}: multiscales version is {version!r}; OME-NGFF {version} carries no voxel sizes, so every level of "
-         "this group reads at voxel size 1 and translation 0")
+         "this group reads at voxel size 1 and translation 0", again=False)
 
 
 def _check_scale_first(transforms, url: str, key: str) -> None:
