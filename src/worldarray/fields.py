@@ -381,8 +381,7 @@ def _exact_ints(dtype: np.dtype) -> range:
 
 def exact_value(label: str, value: Any, dtype: np.dtype) -> Any:
     """``value`` when it is one number ``dtype`` holds exactly; else ValueError naming ``label``, value and dtype."""
-    one_number = value.__class__ is int or not (isinstance(value, (str, bytes)) or np.ndim(value) != 0)
-    if not one_number or not holds_exactly(value, dtype):
+    if isinstance(value, (str, bytes)) or np.ndim(value) != 0 or not holds_exactly(value, dtype):
         raise ValueError(f"{label} is {value!r}, which dtype {dtype} cannot hold exactly")
     return value
 

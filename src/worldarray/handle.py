@@ -240,7 +240,7 @@ class _Kept:
     values: tuple[bytes | None, ...]
     opened: Opened
     reread: Callable[[float], tuple | None]
-    notices: tuple[Notice, ...] = ()
+    notices: tuple[Notice, ...]
 
 
 def forget_opens() -> None:
@@ -280,8 +280,7 @@ def _open_key(path: str, options: Options, context: ts.Context | None) -> tuple 
                   options.units, options.metadata_conflicts, options.base_voxel_size, options.base_units,
                   options.anchor, options.strict_units, options.mode, options.store_fill, options.array)
         remote = store.scheme(path) in ("s3", "gs")  # their ways follow the environment and what worked before
-        frozen = tuple(v if v is None or v.__class__ is str else _frozen(v) for v in fields)  # most are either
-        return (path, frozen, context, store.ways(path) if remote else None)
+        return (path, _frozen(fields), context, store.ways(path) if remote else None)
     except TypeError:
         return None
 

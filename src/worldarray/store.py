@@ -164,10 +164,10 @@ def _one_way(normalized: str) -> tuple[Way, ...]:
 class _Fallback:
     """The ways of one store in trying order: the one rule under ``with_fallback`` and ``read_documents``."""
 
-    def __init__(self, path: str, label: str | None = None) -> None:
+    def __init__(self, path: str, label: str | None = None, found: tuple[Way, ...] | None = None) -> None:
         self.path = normalize(path)
         self.label = label or self.path
-        self.ways = ways(self.path)
+        self.ways = found if found is not None else ways(self.path)
         self.index = 0
         self.tried: list[str] = []
         self.unconfirmed = False  # an earlier way found every key missing, and asked this one to confirm it
@@ -246,16 +246,15 @@ def with_fallback(path: str | os.PathLike, attempt: Callable[[Way], T], *,
     >>> with_fallback("memory://a", lambda way: way.spec["path"])
     'a/'
     """
-    normalized = normalize(path)
-    if refused is None and scheme(normalized) not in ("s3", "gs"):  # one way: nothing to fall back to or remember
-        way = _one_way(normalized)[0]
+    found = ways(path)
+    if refused is None and len(found) == 1:  # nothing to fall back to, nor to remember
         try:
-            return attempt(way)
+            return attempt(found[0])
         except Exception as error:
             if not is_refusal(error):
                 raise
-            refused = (way, error)  # raised below as every way refused
-    fallback = _Fallback(normalized)
+            refused = (found[0], error)  # raised below as every way refused
+    fallback = _Fallback(os.fspath(path), found=found)
     if refused is not None:
         fallback.skip(*refused)
     while True:
