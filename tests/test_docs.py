@@ -35,22 +35,57 @@ def _blocks(page: Path) -> list[tuple[int, str, str | None]]:
             for m in BLOCK.finditer(text)]
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if any(why is None for _, _, why in _blocks(p))], ids=_name)
+# a print whose comment says what it prints: ``print(vol.shape)  # (8, 8, 8) the voxels ...``
+PRINTED = re.compile(r"^(?P<indent>\s*)print\((?P<values>.*)\)\s+#\s?(?P<comment>.*)$", re.M)
+
+
+def _shown(code: str) -> str:
+    """The block with each commented print made a call of ``__shown(comment, values...)``, on the same line."""
+    return PRINTED.sub(lambda m: f"{m['indent']}__shown({m['comment']!r}, {m['values']})", code)
+
+
+def _says(comment: str, printed: str) -> bool:
+    """A comment tells what a print gives when it starts with it; ``{...}`` in the comment stands for any text."""
+    pattern = re.escape(comment).replace(re.escape("{...}"), ".*")
+    return comment.startswith(printed) or re.match(pattern, printed, re.S) is not None
+
+
+_RUNNABLE = [p for p in PAGES if any(why is None for _, _, why in _blocks(p))]
+
+
+@pytest.mark.parametrize("page", _RUNNABLE, ids=_name)
 def test_every_python_block_of_a_page_runs_in_order_in_a_temporary_directory(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    wrong: list[str] = []
     namespace: dict = {}
     ran = 0
     for line, code, why in _blocks(page):
         if why is not None:
             continue
         where = f"{_name(page)}, the block at line {line}"
+
+        def shown(comment: str, *values: object, where: str = where) -> None:
+            printed = " ".join(map(str, values))
+            if not _says(comment, printed):
+                wrong.append(f"{where}: printed {printed!r}, its comment says {comment!r}")
+
+        namespace["__shown"] = shown
         with contextlib.redirect_stdout(io.StringIO()):
             try:
-                exec(compile(code, where, "exec"), namespace)  # noqa: S102
+                exec(compile(_shown(code), where, "exec"), namespace)  # noqa: S102
             except Exception as error:  # the block's line says which one broke
                 pytest.fail(f"{where}: {type(error).__name__}: {error}")
         ran += 1
     assert ran >= 1
+    assert not wrong, wrong
+
+
+def test_a_print_is_held_to_what_its_comment_says_it_prints():
+    commented = [m for page in _RUNNABLE for _, code, why in _blocks(page) if why is None
+                 for m in PRINTED.finditer(code)]
+    assert len(commented) >= 10
+    assert _says("(8, 8, 8) (4.0, 4.0) the box", "(8, 8, 8) (4.0, 4.0)") and not _says("(8, 8, 8)", "(8, 8, 9)")
+    assert _says("(-10.0, 10.0) {...}", "(-10.0, 10.0) {'proj:code': 'EPSG:32630'}")
 
 
 def test_a_block_not_run_says_why():
