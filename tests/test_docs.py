@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import importlib
 import inspect
 import io
 import json
+import pkgutil
 import re
 from pathlib import Path
 
@@ -105,20 +105,8 @@ def test_the_readme_reaches_a_runnable_wa_open_within_its_first_60_lines_and_sta
 
 def _documented() -> list[object]:
     """What each ``::: dotted.name`` of the reference pages renders: the object that name reaches."""
-    found = []
-    for page in sorted((DOCS / "reference").glob("*.md")):
-        for dotted in re.findall(r"^::: ([\w.]+)$", page.read_text(encoding="utf-8"), re.M):
-            parts = dotted.split(".")
-            for cut in range(len(parts), 0, -1):  # the longest importable module, then attributes
-                try:
-                    target: object = importlib.import_module(".".join(parts[:cut]))
-                except ImportError:
-                    continue
-                for attribute in parts[cut:]:
-                    target = getattr(target, attribute)
-                found.append(target)
-                break
-    return found
+    return [pkgutil.resolve_name(dotted) for page in sorted((DOCS / "reference").glob("*.md"))
+            for dotted in re.findall(r"^::: ([\w.]+)$", page.read_text(encoding="utf-8"), re.M)]
 
 
 def test_the_generated_reference_documents_every_name_of_all_once_and_nothing_else():
@@ -146,10 +134,10 @@ _OWNERS = {"vol": wa.WorldArray, "pyramid": Pyramid, "pyr": Pyramid}
 def _callable(name: str):
     """The public call a signature in the text names (``wa.open``, ``vol.read``, ``read_onto``, ...), or None."""
     parts = name.split(".")
-    if parts[0] in ("wa", "worldarray"):
+    if parts[0] in ("wa", "worldarray"):  # wa.metadata is the function, though a module has its name
         target: object = wa
         for attribute in parts[1:]:
-            target = getattr(target, attribute, None) or importlib.import_module(f"worldarray.{attribute}")
+            target = getattr(target, attribute, None) or pkgutil.resolve_name(f"{target.__name__}.{attribute}")
         return target
     owner = _OWNERS.get(parts[0]) if len(parts) == 2 else wa.WorldArray
     return getattr(owner, parts[-1], None)
