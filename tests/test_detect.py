@@ -140,11 +140,13 @@ _JSON = st.recursive(st.none() | st.integers() | _TEXTS,
 
 
 @settings(max_examples=300, deadline=None)
-@given(core=_JSON, depth=st.integers(0, 130), dict_wrap=st.booleans())
-def test_a_document_is_too_deep_exactly_when_its_lists_and_objects_nest_more_than_the_limit(core, depth, dict_wrap):
+@given(core=_JSON, depth=st.integers(0, 130), dict_wrap=st.booleans(), marked_strings=st.booleans())
+def test_a_document_is_too_deep_exactly_when_its_lists_and_objects_nest_more_than_the_limit(core, depth, dict_wrap,
+                                                                                           marked_strings):
     value = core
+    key, text, item = ("k[", "]}\\\"", "{[") if marked_strings else ("k", "s", "t")
     for _ in range(depth):  # brackets and escaped quotes inside strings must not count
-        value = {"k[": value, "s": "]}\\\""} if dict_wrap else ["{[", value]
+        value = {key: value, "s": text} if dict_wrap else [item, value]
     raw = json.dumps(value).encode()
     assert fields._deeper_than_allowed(raw) == (_nesting(value) > fields.MAX_DEPTH)
 

@@ -598,6 +598,24 @@ def test_a_local_open_of_a_listed_zarr3_level_reads_its_zarr_json_and_its_groups
     assert sorted(read) == [(group, "zarr.json"), (group + "/s1", "zarr.json")], sorted(read)
 
 
+def test_a_local_open_of_a_precomputed_scale_reads_no_document_above_its_info(tmp_path, monkeypatch):
+    from worldarray import handle
+
+    volume = tmp_path / "deep/a/vol"
+    ts.open({"driver": "neuroglancer_precomputed", "kvstore": f"file://{volume}/",
+             "multiscale_metadata": {"type": "image", "data_type": "uint8", "num_channels": 1},
+             "scale_metadata": {"key": "8_8_8", "size": [8, 8, 8], "resolution": [8, 8, 8], "encoding": "raw",
+                                "chunk_size": [4, 4, 4]}}, create=True).result()
+    read: list[tuple[str, str]] = []
+    reading = store.from_disk
+    monkeypatch.setattr(store, "from_disk", lambda requests: read.extend(requests) or reading(requests))
+    handle.forget_opens()
+    vol = wa.open(volume / "8_8_8")
+    assert vol.voxel_size == (8.0, 8.0, 8.0) and ((volume.as_posix(), "info") in read), sorted(read)
+    # the info names the scale, so no ancestor's document can place it
+    assert {directory for directory, _ in read} <= {volume.as_posix(), (volume / "8_8_8").as_posix()}, sorted(read)
+
+
 def test_a_local_open_of_a_level_its_parent_does_not_list_reads_the_ancestors_that_do(tmp_path):
     wa.create(tmp_path / "crop.zarr/seg/s0", (8, 8, 8), "uint8", 2, 1, chunks=4)
     wa.create(tmp_path / "crop.zarr/seg/s1", (4, 4, 4), "uint8", 4, 2, chunks=4)

@@ -215,15 +215,20 @@ def _moot(path: str, up: str | None, level: str | None, first_levels: Mapping[tu
 
     In each directory: the probe keys after one found; .zattrs once the directory is decided no zarr v2 (a zarr.json
     found, an info or attributes.json found first, or no probe key at all); s0's attributes.json (``first_levels``)
-    once its group is no N5. The further ancestors once the parent lists ``path`` and ``path`` is an array; the
-    parent and the further ancestors too once ``path`` is a group that lists the array ``level`` named under it.
-    ``decisions`` keeps what the answers decided, for the next call with more answers.
+    once its group is no N5. The further ancestors once the parent lists ``path`` and ``path`` is an array, or once
+    ``path`` is a scale its parent's info names; the parent and the further ancestors too once ``path`` is a group
+    that lists the array ``level`` named under it. ``decisions`` keeps what the answers decided, for the next call
+    with more answers.
     """
     out = []
     for directory in {directory for directory, key in found if key in PROBE_KEYS}:
         out += _moot_in(directory, first_levels, found, decisions.settled)
     node = _decided(path, found, decisions.nodes)
-    if node is None or up is None:
+    if up is None:
+        return out
+    if node is None:
+        if _named_scale(path, up, found, decisions.nodes):
+            out += [(d, key) for d in _chain(path) for key in _ANCESTOR_KEYS]
         return out
     if _is_array(node) and decisions.lists(_decided(up, found, decisions.nodes), store.basename(path)):
         out += [(d, key) for d in _chain(path) for key in _ANCESTOR_KEYS]
@@ -231,6 +236,20 @@ def _moot(path: str, up: str | None, level: str | None, first_levels: Mapping[tu
         if _is_array(_decided(level, found, decisions.nodes)):
             out += [(d, key) for d in _chain(path) for key in _ANCESTOR_KEYS] + [(up, key) for key in _READ_KEYS]
     return out
+
+
+def _named_scale(path: str, up: str, found: Mapping[tuple[str, str], Any], decided: dict[str, Node]) -> bool:
+    """Whether every probe key of ``path`` answered missing and its parent's info names it as a scale (the path is
+    that scale, which no further ancestor places)."""
+    if any(found.get((path, key), _UNASKED) is not None for key in PROBE_KEYS):
+        return False
+    parent = _decided(up, found, decided)
+    if parent is None or not FORMATS[parent.format].levels_in_info:
+        return False
+    try:
+        return scale_key_of(parent, store.basename(path)) is not None
+    except ValueError:  # a malformed info is the reading's to report
+        return False
 
 
 def _moot_in(directory: str, first_levels: Mapping[tuple[str, str], str], found: Mapping[tuple[str, str], Any],

@@ -118,22 +118,29 @@ MAX_DEPTH = 100
 
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')  # a JSON string, escapes and all
 _NOT_MARKS = bytes(sorted(set(range(256)) - set(b'"[]{}')))  # deleted before the brackets are counted
-_STEPS = np.zeros(256, np.int8)  # what each bracket does to the depth
-_STEPS[list(b"[{")], _STEPS[list(b"]}")] = 1, -1
+_ONE_BRACKET = bytes.maketrans(b"{}", b"[]")  # in valid JSON an object nests as a list does
 
 
 def _deeper_than_allowed(raw: bytes) -> bool:
-    """Whether the JSON text ``raw`` nests lists and objects more than ``MAX_DEPTH`` deep: its brackets outside
-    strings, counted as a running depth (a text with no more brackets than that cannot be deeper).
+    """Whether the valid JSON text ``raw`` nests lists and objects more than ``MAX_DEPTH`` deep: its brackets outside
+    strings, cut down pass by pass (a pass removes every innermost pair, one level of depth).
 
-    The text is cut down to its quotes and brackets (its strings cut out whole first when it has escapes); with no
-    escape left, every other piece between quotes is outside the strings."""
+    The text is cut down to its quotes and brackets (its strings cut out whole first when it has escapes). Each
+    string is then a pair of adjacent quotes, unless it holds a bracket: a quote is left over then, and every
+    other piece between quotes is outside the strings. A text with no more brackets than ``MAX_DEPTH`` cannot be
+    deeper."""
     text = _STRING.sub(b"", raw) if b"\\" in raw else raw
-    marks = text.translate(None, _NOT_MARKS)
-    if marks.count(b"[") + marks.count(b"{") <= MAX_DEPTH:
+    marks = text.translate(_ONE_BRACKET, _NOT_MARKS)
+    if marks.count(b"[") <= MAX_DEPTH:
         return False
-    steps = _STEPS[np.frombuffer(b"".join(marks.split(b'"')[::2]), np.uint8)]
-    return bool(steps.size) and int(np.cumsum(steps, dtype=np.int32).max()) > MAX_DEPTH
+    nest = marks.replace(b'""', b"")
+    if b'"' in nest:  # a string holds a bracket
+        nest = b"".join(marks.split(b'"')[::2])
+    for _ in range(MAX_DEPTH):
+        if not nest:
+            return False
+        nest = nest.replace(b"[]", b"")
+    return bool(nest)
 
 
 def _too_deep(url: str) -> ValueError:
@@ -381,6 +388,8 @@ def _exact_ints(dtype: np.dtype) -> range:
 
 def exact_value(label: str, value: Any, dtype: np.dtype) -> Any:
     """``value`` when it is one number ``dtype`` holds exactly; else ValueError naming ``label``, value and dtype."""
+    if value.__class__ in (int, float) and holds_exactly(value, dtype):  # the usual argument: a plain number
+        return value
     if isinstance(value, (str, bytes)) or np.ndim(value) != 0 or not holds_exactly(value, dtype):
         raise ValueError(f"{label} is {value!r}, which dtype {dtype} cannot hold exactly")
     return value

@@ -280,7 +280,8 @@ def _open_key(path: str, options: Options, context: ts.Context | None) -> tuple 
                   options.units, options.metadata_conflicts, options.base_voxel_size, options.base_units,
                   options.anchor, options.strict_units, options.mode, options.store_fill, options.array)
         remote = store.scheme(path) in ("s3", "gs")  # their ways follow the environment and what worked before
-        return (path, _frozen(fields), context, store.ways(path) if remote else None)
+        frozen = tuple(v if v is None or v.__class__ is str else _frozen(v) for v in fields)
+        return (path, frozen, context, store.ways(path) if remote else None)
     except TypeError:
         return None
 

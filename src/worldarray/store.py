@@ -473,6 +473,11 @@ def _read(requests: list[_Request], context: ts.Context | None, policy: retry.Re
           moot: rounds.Moot | None = None) -> dict[_Request, Any]:
     """``read_documents`` outside any block: with ``keep_failures`` a failed document is ``rounds.Failed`` in the
     result instead of raised, and documents ``moot`` made pointless are left out."""
+    if all(directory.__class__ is str and directory.startswith("/") and normalize(directory) == directory
+           for directory, _ in requests):
+        found = from_disk(requests)  # local files named in their one spelling: read straight from the disk
+        if len(found) == len(requests):
+            return found
     named = {directory: normalize(directory) for directory in {directory for directory, _ in requests}}
     local = {directory for directory, spelled in named.items() if scheme(spelled) == "file"}
     documents: dict[_Request, Any] = from_disk({(named[d], k) for d, k in requests if d in local})
