@@ -5,6 +5,7 @@ Unnamed axes are called ``("t", "c", "z", "y", "x")[-ndim:]``. Imports nothing o
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 __all__ = ["DEFAULT_AXES", "default_axes", "spatial_indices"]
@@ -37,6 +38,15 @@ def spatial_indices(axes: Sequence[str] | None, ndim: int | None = None) -> tupl
         if ndim is None:
             raise ValueError("spatial_indices needs axes or ndim")
         return tuple(range(max(0, ndim - 3), ndim))
+    names = axes if axes.__class__ is tuple else tuple(axes)
+    try:
+        return _spatial_of(names)
+    except TypeError:  # a name that cannot be hashed: worked out afresh
+        return _spatial_of.__wrapped__(names)
+
+
+@functools.lru_cache(maxsize=1024)
+def _spatial_of(axes: tuple) -> tuple[int, ...]:
     named = tuple(i for i, name in enumerate(axes) if name in _SPATIAL_NAMES)
     if named:
         return named

@@ -96,7 +96,7 @@ def scheme(path: str | os.PathLike) -> str:
     >>> scheme("/tmp/a"), scheme("gs://bucket/a")
     ('file', 'gs')
     """
-    spelled = normalize(path)
+    spelled = path if path.__class__ is str and path in _SPELLED else normalize(path)
     if spelled.startswith("/"):  # a local path's one spelling is absolute; a URL's starts with its scheme
         return "file"
     match = _SCHEME_PATTERN.match(spelled)
@@ -154,7 +154,7 @@ def parent(path: str | os.PathLike) -> str | None:
     >>> parent("s3://bucket/a"), parent("s3://bucket")
     ('s3://bucket', None)
     """
-    return _parent(normalize(path))
+    return _parent(path if path.__class__ is str and path in _SPELLED else normalize(path))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -187,7 +187,7 @@ def url(directory: str | os.PathLike, key: str) -> str:
     >>> url("s3://bucket/a", "zarr.json")
     's3://bucket/a/zarr.json'
     """
-    text = normalize(directory)
+    text = directory if directory.__class__ is str and directory in _SPELLED else normalize(directory)
     return text + ("" if text.endswith("/") else "/") + key
 
 
