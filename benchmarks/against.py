@@ -28,7 +28,7 @@ import worldarray as wa
 
 BENCHMARKS = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCHMARKS))
-from run import OPEN_FORMATS, build_opens  # noqa: E402
+from run import MANY_OPEN, OPEN_FORMATS, build_opens, level_spec  # noqa: E402
 from timing import interleaved  # noqa: E402
 
 BASE = "worldarray_base"
@@ -64,14 +64,11 @@ def main() -> None:
         base_forget = importlib.import_module(f"{BASE}.handle").forget_opens
         build_opens(root)
         context = wa.shared_context()
-        cases = {name: (group, level, driver) for name, (group, level, driver) in OPEN_FORMATS.items()}
-        cases["32 levels"] = ("many.zarr", "s0", "zarr3")
+        cases = {**OPEN_FORMATS, "32 levels": MANY_OPEN}
         print(f"first opens, tenth percentiles of {options.rounds} rounds: ours, {options.commit}'s, ours / theirs, "
               "and each / tensorstore's open")
         for name, (group, level, driver) in cases.items():
-            kvstore = f"file://{root}/{group}/"
-            spec = ({"driver": driver, "kvstore": kvstore, "scale_metadata": {"key": level}}
-                    if driver == "neuroglancer_precomputed" else {"driver": driver, "kvstore": f"{kvstore}{level}/"})
+            spec = level_spec(f"file://{root}", group, level, driver)
             calls = [lambda spec=spec: ts.open(spec, context=context, read=True).result()]
             for args, kwargs in (((f"{root}/{group}/{level}",), {}), ((f"{root}/{group}",), {"level": level})):
                 calls += [first(wa, ours_forget, *args, **kwargs), first(base, base_forget, *args, **kwargs)]

@@ -38,12 +38,11 @@ import tensorstore as ts
 import worldarray as wa
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from run import MANY_TARGET, OPEN_FORMATS, OPEN_TARGETS, build_opens, first_open  # noqa: E402
+from run import MANY_OPEN, MANY_TARGET, OPEN_FORMATS, OPEN_TARGETS, build_opens, first_open, level_spec  # noqa: E402
 from timing import interleaved, per_round  # noqa: E402
 
 #: Per case: the group, the level and tensorstore's driver (``run.py``'s open volumes and its 32-level group).
-CASES = {name: (group, level, driver) for name, (group, level, driver) in OPEN_FORMATS.items()}
-CASES["zarr v3, 32 levels"] = ("many.zarr", "s0", "zarr3")
+CASES = {**OPEN_FORMATS, "zarr v3, 32 levels": MANY_OPEN}
 #: Per driver, the documents placement needs, relative to the group.
 DOCUMENTS = {"zarr3": ("{level}/zarr.json", "zarr.json"), "zarr": ("{level}/.zarray", "{level}/.zattrs", ".zattrs"),
              "neuroglancer_precomputed": ("info",)}
@@ -82,10 +81,7 @@ def case_calls(root: str, name: str, context: ts.Context) -> dict[str, Callable[
     """The callables of one case, by row name, the floor first."""
     group, level, driver = CASES[name]
     where = pathlib.Path(root) / group
-    if driver == "neuroglancer_precomputed":
-        floor_spec = {"driver": driver, "kvstore": f"file://{where}/", "scale_metadata": {"key": level}}
-    else:
-        floor_spec = {"driver": driver, "kvstore": f"file://{where}/{level}/"}
+    floor_spec = level_spec(f"file://{root}", group, level, driver)
     spec = from_documents(where, level, driver, read_documents(where, level, driver))
 
     def bound() -> object:

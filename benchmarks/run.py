@@ -198,6 +198,15 @@ OPEN_FORMATS = {
     "zarr v2": ("v2.zarr", "s0", "zarr"),
     "precomputed": ("vol.precomputed", "8_8_8", "neuroglancer_precomputed"),
 }
+MANY_OPEN = ("many.zarr", "s0", "zarr3")  # the 32-level group's first level, as OPEN_FORMATS records a format
+
+
+def level_spec(kvstore: str, group: str, level: str, driver: str) -> dict:
+    """tensorstore's spec of the level ``group/level`` under the kvstore URL ``kvstore``, as the floor opens it: a
+    precomputed scale by its key in the group's info, any other level by its own directory."""
+    if driver == "neuroglancer_precomputed":
+        return {"driver": driver, "kvstore": f"{kvstore}/{group}/", "scale_metadata": {"key": level}}
+    return {"driver": driver, "kvstore": f"{kvstore}/{group}/{level}/"}
 
 
 def build_opens(root: str) -> None:
@@ -255,11 +264,7 @@ def open_cases(base: str, kvstore: str, rounds: int, server: SlowServer | None =
     level_target, group_target = OPEN_TARGETS["http" if server else "local"]
     out = []
     for fmt, (group, level, driver) in OPEN_FORMATS.items():
-        if driver == "neuroglancer_precomputed":
-            spec = {"driver": driver, "kvstore": f"{kvstore}/{group}/", "scale_metadata": {"key": level}}
-        else:
-            spec = {"driver": driver, "kvstore": f"{kvstore}/{group}/{level}/"}
-        floor = opener(ts_open, spec, context)
+        floor = opener(ts_open, level_spec(kvstore, group, level, driver), context)
         level_path, group_path = f"{base}/{group}/{level}", f"{base}/{group}"
         peers: tuple = (None, None)
         if zarr and server is None and driver != "neuroglancer_precomputed":
@@ -283,7 +288,7 @@ def open_cases(base: str, kvstore: str, rounds: int, server: SlowServer | None =
 def many_levels_case(root: str, rounds: int) -> Case:
     """A first open of s0 of the 32-level group, by its path and by the group with the level named, against
     tensorstore's open of s0."""
-    floor = opener(ts_open, {"driver": "zarr3", "kvstore": f"file://{root}/many.zarr/s0/"}, wa.shared_context())
+    floor = opener(ts_open, level_spec(f"file://{root}", *MANY_OPEN), wa.shared_context())
     name = f"open zarr v3, {MANY_LEVELS} levels"
     ours = (Ours(f"{name}, level path, first", opener(first_open, f"{root}/many.zarr/s0"), MANY_TARGET),
             Ours(f"{name}, group + level, first", opener(first_open, f"{root}/many.zarr", level="s0"), MANY_TARGET))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-__all__ = ["from_disk", "file_bytes"]
+__all__ = ["from_disk", "read_again", "file_bytes"]
 
 Request = tuple[str, str]
 
@@ -25,6 +25,13 @@ def from_disk(requests: Iterable[Request]) -> dict[Request, bytes | None]:
         except OSError:
             continue
     return found
+
+
+def read_again(requests: list[Request], wait: float) -> tuple | None:
+    """The documents of a kept local open read again, in order; None when any is not a plain answer (``wait``, the
+    seconds a store's reread may take, is the rereader's signature: a disk read is not timed)."""
+    found = from_disk(requests)
+    return tuple(found[request] for request in requests) if all(r in found for r in requests) else None
 
 
 def file_bytes(name: str) -> bytes | None:

@@ -30,7 +30,7 @@ from .context import few_connections, one_request, shared_context, watch
 from .diagnostics import logger
 from .machine import aws_credentials_configured
 from .machine import on_google_cloud as on_google_cloud  # the package's own modules reach it through store
-from .local_files import from_disk
+from .local_files import from_disk, read_again
 from .rounds import is_refusal
 from .paths import REMOTE_SCHEMES, basename, is_remote, join, normalize, parent, scheme, split, url
 from .paths import is_root as is_root  # the package's own modules reach it through store
@@ -442,7 +442,7 @@ def rereader(requests: Sequence[tuple[str, str]]) -> Callable[[float], tuple | N
     the full way. None for stores with more than one way (s3, gs)."""
     local = [(normalize(directory), key) for directory, key in requests]
     if all(scheme(directory) == "file" for directory in {directory for directory, _ in local}):
-        return functools.partial(_reread_disk, local)
+        return functools.partial(read_again, local)
     pairs = []
     for directory, key in requests:
         normalized = normalize(directory)
@@ -453,12 +453,6 @@ def rereader(requests: Sequence[tuple[str, str]]) -> Callable[[float], tuple | N
         context = None if limit is None else few_connections(_default_context(), limit)
         pairs.append((open_kvstore(document_spec(_one_way(root)[0]), context), prefix + key))
     return functools.partial(rounds.reread, pairs)
-
-
-def _reread_disk(requests: list[_Request], wait: float) -> tuple | None:
-    """Local documents read again from the file system, in order; None when any is not a plain answer."""
-    found = from_disk(requests)
-    return tuple(found[request] for request in requests) if all(r in found for r in requests) else None
 
 
 def _policy(timeout: float | None, attempts: int | None) -> retry.Retry:
